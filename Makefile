@@ -1,0 +1,41 @@
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-dev
+LOCAL_STAMP := $(VENV)/.installed-local
+
+export PRAISONLIKE_ALLOW_MODEL_REQUESTS ?= 0
+
+.PHONY: test demo bench lint typecheck install local clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+$(LOCAL_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[dev,local]"
+	touch $(LOCAL_STAMP)
+
+install: $(STAMP)
+
+local: $(LOCAL_STAMP)
+
+test: $(STAMP)
+	PRAISONLIKE_ALLOW_MODEL_REQUESTS=0 $(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(PY) -m ruff check praisonlike tests examples benchmarks
+	$(PY) -m mypy
+
+demo: $(LOCAL_STAMP)
+	PRAISONLIKE_ALLOW_MODEL_REQUESTS=1 $(PY) examples/quickstart.py
+
+bench: $(STAMP)
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

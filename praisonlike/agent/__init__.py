@@ -1,0 +1,1 @@
+"""The Agent and its mixins, one concern each."""

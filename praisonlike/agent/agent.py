@@ -1,0 +1,143 @@
+"""The Agent: a composition of mixins, each owning one concern.
+
+``Agent.__init__`` only normalises its arguments into typed, immutable
+configuration; nothing is imported, connected or read until the first turn.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from praisonlike.agent.chat import ChatMixin
+from praisonlike.agent.context import ContextMixin
+from praisonlike.agent.prompt import PromptMixin
+from praisonlike.agent.structured_output import StructuredOutputMixin
+from praisonlike.agent.tool_execution import ToolExecutionMixin
+from praisonlike.agent.turn import TurnMixin
+from praisonlike.context import ContextConfig
+from praisonlike.llm import backend
+from praisonlike.llm.config import ExecutionConfig, LLMConfig
+from praisonlike.llm.usage import Usage, UsageTracker
+from praisonlike.tools.executor import Approver
+from praisonlike.tools.registry import ToolRegistry
+
+
+def _context_config(value: bool | ContextConfig | None) -> ContextConfig | None:
+    if value is None or value is True:
+        return ContextConfig()
+    if value is False:
+        return None
+    if isinstance(value, ContextConfig):
+        return value
+    raise TypeError("context must be True, False or a ContextConfig")
+
+
+class Agent(
+    ChatMixin,
+    TurnMixin,
+    PromptMixin,
+    ToolExecutionMixin,
+    ContextMixin,
+    StructuredOutputMixin,
+):
+    """A single LLM agent with tools.
+
+    At least one of ``role``, ``goal``, ``backstory`` or ``instructions`` is
+    required. ``llm`` (alias ``model``) is a LiteLLM model string, a dict or an
+    :class:`LLMConfig`; without it the default model is chosen from the
+    environment at the first turn.
+    """
+
+    def __init__(
+        self,
+        name: str | None = None,
+        role: str | None = None,
+        goal: str | None = None,
+        backstory: str | None = None,
+        instructions: str | None = None,
+        llm: str | Mapping[str, Any] | LLMConfig | None = None,
+        tools: Sequence[Any] | None = None,
+        max_iterations: int = 10,
+        verbose: bool = False,
+        *,
+        model: str | Mapping[str, Any] | LLMConfig | None = None,
+        fallback_models: Sequence[str] | None = None,
+        execution: ExecutionConfig | None = None,
+        context: bool | ContextConfig = True,
+        model_prices: Mapping[str, Mapping[str, float]] | None = None,
+        usage_tracker: UsageTracker | None = None,
+        deps: Any = None,
+        approval: Approver | None = None,
+        rules: Sequence[str | Path] | None = None,
+        use_system_prompt: bool = True,
+        output_retries: int = 2,
+    ) -> None:
+        if llm is not None and model is not None:
+            raise TypeError("pass llm= or its alias model=, not both")
+        if not any(x and str(x).strip() for x in (role, goal, backstory, instructions)):
+            raise ValueError(
+                "an Agent needs at least one of role, goal, backstory or instructions"
+            )
+        if not isinstance(max_iterations, int) or max_iterations < 1:
+            raise ValueError("max_iterations must be a positive int")
+        if output_retries < 0:
+            raise ValueError("output_retries must be >= 0")
+        chosen = llm if llm is not None else model
+        self.name = name
+        self.role = role
+        self.goal = goal
+        self.backstory = backstory
+        self.instructions = instructions
+        self.llm_config = LLMConfig.coerce(chosen) if chosen is not None else None
+        self.fallback_models = tuple(fallback_models or ())
+        self.max_iterations = max_iterations
+        self.verbose = verbose
+        self.execution = execution or ExecutionConfig()
+        self.context_config = _context_config(context)
+        self.model_prices = model_prices
+        self.usage_tracker = usage_tracker or UsageTracker()
+        self.deps = deps
+        self.approval = approval
+        self.rules = tuple(rules or ())
+        self.use_system_prompt = use_system_prompt
+        self.output_retries = output_retries
+        self._tool_registry = ToolRegistry(tools or ())
+        self._history: list[dict[str, Any]] = []
+        self._last_result = None
+        self._resolved_llm: LLMConfig | None = None
+        self._stable_prompt_cache: dict[tuple[Any, ...], str] = {}
+        self._context_seams: dict[str, Any] = {}
+        self._active_cancels = set()
+        self._cancel_lock = threading.Lock()
+        backend.warmup()
+
+    @property
+    def llm(self) -> str | None:
+        """The configured model string (``None`` until the default is chosen)."""
+        if self._resolved_llm is not None:
+            return self._resolved_llm.model
+        return self.llm_config.model if self.llm_config is not None else None
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens and cost of every LLM call this agent (or its shared tracker) made."""
+        return self.usage_tracker.total
+
+    @property
+    def total_cost(self) -> float | None:
+        """USD spent so far; ``None`` when no call had a known price."""
+        return self.usage_tracker.total.cost
+
+    def cost_summary(self) -> dict[str, Any]:
+        """Totals and a per-model breakdown, as plain JSON-able data."""
+        return {
+            "total": self.usage.model_dump(),
+            "by_model": {m: u.model_dump() for m, u in self.usage_tracker.by_model.items()},
+        }
+
+    def __repr__(self) -> str:
+        label = self.name or self.role or "agent"
+        return f"Agent(name={label!r}, llm={self.llm!r}, tools={self.tools!r})"

@@ -1,0 +1,158 @@
+"""ChatMixin: the five entry points of a turn, all over the one tool loop.
+
+``chat`` / ``achat`` drain the event stream of a non-streaming turn;
+``iter_stream`` yields the text deltas of a streaming one; ``stream_events`` /
+``astream_events`` yield every event. The turn is opened and closed in one
+place (:meth:`_open_turn`, :meth:`_close_turn`), so history, results and
+errors are handled identically on every path: a turn that fails leaves
+``chat_history`` exactly as it was and raises a typed error.
+
+Uses from ``self``: ``_history``, ``_last_result``, ``_open_turn`` and ``_close_turn``
+(TurnMixin).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from praisonlike.cancellation import CancelToken
+from praisonlike.events import Event, TextDelta
+from praisonlike.result import RunResult
+
+if TYPE_CHECKING:
+    from praisonlike.agent.turn import Turn
+
+Images = Sequence[str | Path | bytes] | None
+
+
+class ChatMixin:
+    _history: list[dict[str, Any]]
+    _last_result: RunResult | None
+
+    if TYPE_CHECKING:
+
+        def _open_turn(self, prompt: Any, *, stream: bool, options: dict[str, Any]) -> Turn: ...
+
+        def _close_turn(self, turn: Turn) -> RunResult: ...
+
+    def chat(
+        self,
+        prompt: str,
+        *,
+        tools: Sequence[Any] | None = None,
+        images: Images = None,
+        deps: Any = None,
+        cancel_token: CancelToken | None = None,
+        output_pydantic: type[Any] | None = None,
+        output_json: dict[str, Any] | None = None,
+        stream: bool = False,
+    ) -> Any:
+        """Run one turn and return the answer (a str, or the validated structured output).
+
+        ``tools=None`` offers the agent's tools; ``tools=[]`` offers none for this
+        call. Raises a :class:`praisonlike.errors.PraisonlikeError` on failure; never
+        returns ``None`` or an empty string to mean failure.
+        """
+        options = dict(tools=tools, images=images, deps=deps, cancel_token=cancel_token,
+                       output_pydantic=output_pydantic, output_json=output_json)
+        turn = self._open_turn(prompt, stream=stream, options=options)
+        for _ in turn.events():
+            pass
+        return self._close_turn(turn).output
+
+    async def achat(
+        self,
+        prompt: str,
+        *,
+        tools: Sequence[Any] | None = None,
+        images: Images = None,
+        deps: Any = None,
+        cancel_token: CancelToken | None = None,
+        output_pydantic: type[Any] | None = None,
+        output_json: dict[str, Any] | None = None,
+        stream: bool = False,
+    ) -> Any:
+        """The async twin of :meth:`chat`: same loop, same history, same errors."""
+        options = dict(tools=tools, images=images, deps=deps, cancel_token=cancel_token,
+                       output_pydantic=output_pydantic, output_json=output_json)
+        turn = self._open_turn(prompt, stream=stream, options=options)
+        async for _ in turn.aevents():
+            pass
+        return self._close_turn(turn).output
+
+    def iter_stream(
+        self,
+        prompt: str,
+        *,
+        tools: Sequence[Any] | None = None,
+        images: Images = None,
+        deps: Any = None,
+        cancel_token: CancelToken | None = None,
+    ) -> Iterator[str]:
+        """Yield the answer's text as it streams, from every round of the tool loop.
+
+        When a round is retried after text was streamed, a ``stream_reset`` event
+        marks it (see :meth:`stream_events`); here the new text simply follows.
+        Raises the turn's typed error at the end if it failed.
+        """
+        for event in self.stream_events(prompt, tools=tools, images=images, deps=deps,
+                                        cancel_token=cancel_token):
+            if isinstance(event, TextDelta):
+                yield event.text
+
+    def stream_events(
+        self,
+        prompt: str,
+        *,
+        tools: Sequence[Any] | None = None,
+        images: Images = None,
+        deps: Any = None,
+        cancel_token: CancelToken | None = None,
+        output_pydantic: type[Any] | None = None,
+        output_json: dict[str, Any] | None = None,
+        stream: bool = True,
+    ) -> Iterator[Event]:
+        """Yield every event of a turn, ending with ``run_finished``.
+
+        If the turn failed, the typed error is raised after ``run_finished``.
+        """
+        options = dict(tools=tools, images=images, deps=deps, cancel_token=cancel_token,
+                       output_pydantic=output_pydantic, output_json=output_json)
+        turn = self._open_turn(prompt, stream=stream, options=options)
+        yield from turn.events()
+        self._close_turn(turn)
+
+    async def astream_events(
+        self,
+        prompt: str,
+        *,
+        tools: Sequence[Any] | None = None,
+        images: Images = None,
+        deps: Any = None,
+        cancel_token: CancelToken | None = None,
+        output_pydantic: type[Any] | None = None,
+        output_json: dict[str, Any] | None = None,
+        stream: bool = True,
+    ) -> AsyncIterator[Event]:
+        """The async twin of :meth:`stream_events`."""
+        options = dict(tools=tools, images=images, deps=deps, cancel_token=cancel_token,
+                       output_pydantic=output_pydantic, output_json=output_json)
+        turn = self._open_turn(prompt, stream=stream, options=options)
+        async for event in turn.aevents():
+            yield event
+        self._close_turn(turn)
+
+    @property
+    def last_result(self) -> RunResult | None:
+        """The RunResult of the last turn that finished (``None`` before any turn)."""
+        return self._last_result
+
+    @property
+    def chat_history(self) -> list[dict[str, Any]]:
+        """A copy of the conversation: user, assistant (with tool calls), tool messages."""
+        return list(self._history)
+
+    def clear_history(self) -> None:
+        self._history = []

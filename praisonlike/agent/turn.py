@@ -1,0 +1,229 @@
+"""TurnMixin: opening a turn (prompt, model, tools, messages) and closing it (history, result).
+
+Opening builds a :class:`TurnSpec` and a :class:`Dispatcher`; nothing the
+agent keeps is touched until the turn closes. Closing commits the turn's
+messages to history only when it succeeded, stores the RunResult, and raises
+the typed error otherwise.
+
+Uses from ``self``: ``name``, ``max_iterations``, ``execution``, ``usage_tracker``,
+``model_prices``, ``deps``, and the other mixins' methods named below.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from praisonlike.cancellation import CancelToken
+from praisonlike.errors import InvalidInputError, UnsupportedInputError
+from praisonlike.events import RunStarted
+from praisonlike.llm.accounting import RunAccounting
+from praisonlike.llm.capabilities import ModelFeatures, model_features
+from praisonlike.llm.config import ExecutionConfig, LLMConfig
+from praisonlike.llm.dispatcher import Dispatcher
+from praisonlike.llm.tool_loop import TurnOutcome, TurnSpec
+from praisonlike.llm.usage import UsageTracker
+from praisonlike.result import RunResult, ToolMode
+from praisonlike.tools.registry import ToolRegistry
+
+
+@dataclass
+class Turn:
+    """One opened turn. Iterate :meth:`events` or :meth:`aevents` once, then close it."""
+
+    dispatcher: Dispatcher
+    started: RunStarted
+    cancel: CancelToken
+    skill: str | None = None
+    prompt: str = ""
+    extra_events: list[Any] = field(default_factory=list)
+
+    def events(self) -> Iterator[Any]:
+        yield self.started
+        yield from self.extra_events
+        yield from self.dispatcher.events()
+
+    async def aevents(self) -> AsyncIterator[Any]:
+        yield self.started
+        for event in self.extra_events:
+            yield event
+        async for event in self.dispatcher.aevents():
+            yield event
+
+    @property
+    def outcome(self) -> TurnOutcome:
+        outcome = self.dispatcher.outcome
+        if outcome is None:
+            raise RuntimeError("the turn was closed before its events were consumed")
+        return outcome
+
+
+def check_prompt(prompt: Any) -> str:
+    """A prompt must be a str that encodes as UTF-8 (no lone surrogates)."""
+    if not isinstance(prompt, str):
+        raise InvalidInputError(f"prompt must be a str, not {type(prompt).__name__}")
+    try:
+        prompt.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"prompt is not valid text: {exc.reason} at position {exc.start}"
+        ) from exc
+    return prompt
+
+
+class TurnMixin:
+    name: str | None
+    max_iterations: int
+    execution: ExecutionConfig
+    usage_tracker: UsageTracker
+    model_prices: Mapping[str, Mapping[str, float]] | None
+    llm_config: LLMConfig | None
+    fallback_models: tuple[str, ...]
+    _history: list[dict[str, Any]]
+    _last_result: RunResult | None
+    _active_cancels: set[CancelToken]
+    _cancel_lock: threading.Lock
+    _resolved_llm: LLMConfig | None
+
+    # -- model ------------------------------------------------------------------
+
+    def _primary_llm(self) -> LLMConfig:
+        if self._resolved_llm is not None:
+            return self._resolved_llm
+        from praisonlike.agent.model_resolution import resolve_llm
+
+        self._resolved_llm = resolve_llm(self.llm_config)
+        return self._resolved_llm
+
+    def _turn_models(self) -> list[LLMConfig]:
+        primary = self._primary_llm()
+        from praisonlike.agent.model_resolution import resolve_llm
+
+        names = list(primary.fallback_models) + [
+            m for m in self.fallback_models if m not in primary.fallback_models
+        ]
+        return [primary, *(resolve_llm(primary.model_copy(
+            update={"model": m, "fallback_models": ()})) for m in names)]
+
+    def features(self) -> ModelFeatures:
+        """What the agent's model can do (tool calls, vision, ...), per LiteLLM's map."""
+        primary = self._primary_llm()
+        return model_features(primary.model, primary.features)
+
+    # -- turn ---------------------------------------------------------------------
+
+    def cancel(self, reason: str = "cancelled by agent.cancel()") -> None:
+        """Cancel the running turn(s) of this agent; safe from any thread."""
+        with self._cancel_lock:
+            tokens = list(self._active_cancels)
+        for token in tokens:
+            token.cancel(reason)
+
+    def _open_turn(self, prompt: Any, *, stream: bool, options: dict[str, Any]) -> Turn:
+        prompt = check_prompt(prompt)
+        run_id = uuid.uuid4().hex
+        started_at = time.monotonic()
+        extra_events: list[Any] = []
+        prompt, skill, skill_events, allowed_tools = self._expand_prompt(prompt, run_id)
+        extra_events.extend(skill_events)
+
+        models = self._turn_models()
+        features = self.features()
+        registry = self._registry_for_call(options.get("tools"))
+        if allowed_tools is not None:
+            registry = registry.subset(allowed_tools)
+        registry = self._with_builtin_tools(registry)
+        tool_mode = ToolMode.NATIVE if features.native_tool_calls else ToolMode.REACT
+        schemas = registry.schemas()
+
+        user_message = self._user_message(prompt, options.get("images"), features)
+        check, retries, params, instruction = self._answer_policy(options, features)
+        per_turn = "\n\n".join(p for p in (self._per_turn_prompt(), instruction) if p)
+        system = self.system_prompt(tool_mode, schemas, per_turn=per_turn)
+        prefix = self._prefix_messages(system, self._history)
+
+        cancel = options.get("cancel_token") or CancelToken()
+        with self._cancel_lock:
+            self._active_cancels.add(cancel)
+        deadline = (
+            started_at + self.execution.max_execution_time
+            if self.execution.max_execution_time is not None else None
+        )
+        spec = TurnSpec(
+            run_id=run_id,
+            models=models,
+            prefix=prefix,
+            new_messages=[user_message],
+            tools=schemas,
+            tool_mode=tool_mode,
+            stream=stream,
+            max_iterations=self.max_iterations,
+            execution=self.execution,
+            accounting=RunAccounting(self.usage_tracker, self.execution, self.model_prices),
+            context=self._context_for(models[0].model),
+            deadline=deadline,
+            cancel=cancel,
+            drain_steering=self._drain_steering,
+            answer_check=check,
+            answer_retries=retries,
+            call_params=params,
+            started=started_at,
+        )
+        runner = self._turn_tools(registry, run_id=run_id, deps=options.get("deps"),
+                                  cancel=cancel)
+        started = RunStarted(run_id=run_id, agent_name=self.name, model=models[0].model,
+                             prompt=prompt, tool_mode=tool_mode)
+        return Turn(dispatcher=Dispatcher(spec, runner), started=started, cancel=cancel,
+                    skill=skill, prompt=prompt, extra_events=extra_events)
+
+    def _close_turn(self, turn: Turn) -> RunResult:
+        with self._cancel_lock:
+            self._active_cancels.discard(turn.cancel)
+        outcome = turn.outcome
+        result = outcome.result
+        if turn.skill is not None:
+            result = result.model_copy(update={"skill": turn.skill})
+        self._last_result = result
+        self._after_turn(turn, outcome, result)
+        if outcome.error is not None:
+            raise outcome.error
+        self._history.extend(outcome.new_messages)
+        return result
+
+    def _user_message(self, prompt: str, images: Any, features: ModelFeatures) -> dict[str, Any]:
+        if not images:
+            return {"role": "user", "content": prompt}
+        if not features.vision:
+            raise UnsupportedInputError(
+                f"model {self._primary_llm().model!r} does not accept images (per LiteLLM's "
+                "model map); use a vision model or LLMConfig(features={'vision': True})"
+            )
+        from praisonlike.agent.images import user_message_with_images
+
+        return user_message_with_images(prompt, images)
+
+    # -- seams filled by other mixins ------------------------------------------------
+
+    def _expand_prompt(self, prompt: str, run_id: str) -> tuple[str, str | None, list[Any],
+                                                                 tuple[str, ...] | None]:
+        """(prompt the model sees, skill name, events, allowed tools) -- SkillMixin."""
+        return prompt, None, [], None
+
+    def _per_turn_prompt(self) -> str:
+        """The per-turn system prompt part (long-term memory) -- MemoryMixin."""
+        return ""
+
+    def _after_turn(self, turn: Turn, outcome: TurnOutcome, result: RunResult) -> None:
+        """Persist the turn -- MemoryMixin."""
+
+    def _drain_steering(self) -> list[str]:
+        """Queued steering messages -- SteeringMixin."""
+        return []
+
+    def _with_builtin_tools(self, registry: ToolRegistry) -> ToolRegistry:
+        """The turn's tools plus built-ins such as ``load_skill`` -- SkillMixin."""
+        return registry

@@ -1,0 +1,203 @@
+"""The typed errors praisonlike raises.
+
+Every failure of a turn surfaces as a subclass of :class:`PraisonlikeError`;
+no public call returns ``None`` or an empty string to mean failure. LLM errors
+carry the model, the provider's status code and message, and whether the
+dispatcher retried before giving up, so callers can act without parsing text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class PraisonlikeError(Exception):
+    """Base class of every error raised by praisonlike."""
+
+
+class ConfigurationError(PraisonlikeError, ValueError):
+    """The agent or a call was configured in a way that cannot work."""
+
+
+class ModelRequestBlockedError(PraisonlikeError):
+    """A model request to a non-loopback endpoint was refused before sending.
+
+    Raised when ``PRAISONLIKE_ALLOW_MODEL_REQUESTS=0`` (the test suite's
+    setting) and a call would leave the machine.
+    """
+
+
+class LLMError(PraisonlikeError):
+    """A model call failed.
+
+    Attributes:
+        model: the model the failing call was sent to, when known.
+        status_code: the provider's HTTP status, when there was one.
+        provider_message: the provider's own error text, redacted of secrets.
+        retried: how many times the dispatcher retried before raising.
+        kind: the classification (see :class:`praisonlike.llm.errors.ErrorKind`).
+    """
+
+    kind: str = "unknown"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str | None = None,
+        status_code: int | None = None,
+        provider_message: str | None = None,
+        retried: int = 0,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.model = model
+        self.status_code = status_code
+        self.provider_message = provider_message
+        self.retried = retried
+
+    def __str__(self) -> str:
+        parts = [self.message]
+        if self.model:
+            parts.append(f"model={self.model}")
+        if self.status_code is not None:
+            parts.append(f"status={self.status_code}")
+        if self.retried:
+            parts.append(f"retried={self.retried}")
+        return " | ".join(parts)
+
+
+class AuthenticationError(LLMError):
+    kind = "authentication"
+
+
+class PermissionDeniedError(LLMError):
+    kind = "permission_denied"
+
+
+class RateLimitError(LLMError):
+    kind = "rate_limit"
+
+
+class ContextWindowExceededError(LLMError):
+    kind = "context_window_exceeded"
+
+
+class ModelNotFoundError(LLMError):
+    kind = "model_not_found"
+
+
+class BadRequestError(LLMError):
+    kind = "bad_request"
+
+
+class ContentPolicyError(LLMError):
+    kind = "content_policy"
+
+
+class LLMTimeoutError(LLMError):
+    kind = "timeout"
+
+
+class ServiceUnavailableError(LLMError):
+    kind = "service_unavailable"
+
+
+class APIConnectionError(LLMError):
+    kind = "connection"
+
+
+class MalformedResponseError(LLMError):
+    kind = "malformed_response"
+
+
+class ToolError(PraisonlikeError):
+    """A tool failed in a way that cannot be fed back to the model."""
+
+    def __init__(self, message: str, *, tool_name: str | None = None) -> None:
+        super().__init__(message)
+        self.tool_name = tool_name
+
+
+class BudgetExceededError(PraisonlikeError):
+    """A configured cost or token budget would be (or was) passed."""
+
+    def __init__(self, message: str, *, spent: float | None = None, limit: float | None = None):
+        super().__init__(message)
+        self.spent = spent
+        self.limit = limit
+
+
+class RunCancelled(PraisonlikeError):
+    """The turn was cancelled by ``agent.cancel()`` or a ``CancelToken``."""
+
+
+class RunTimeout(PraisonlikeError):
+    """The turn passed its ``max_execution_time`` deadline."""
+
+
+class OutputValidationError(PraisonlikeError):
+    """The model's answer did not validate against the requested output type."""
+
+    def __init__(self, message: str, *, raw_output: str, errors: Any = None) -> None:
+        super().__init__(message)
+        self.raw_output = raw_output
+        self.errors = errors
+
+
+class GuardrailError(PraisonlikeError):
+    """The output guardrail kept failing after its retries."""
+
+
+class HookError(PraisonlikeError):
+    """A hook raised; the turn fails unless the hook was registered fail-open."""
+
+    def __init__(self, message: str, *, hook: str) -> None:
+        super().__init__(message)
+        self.hook = hook
+
+
+class InvalidInputError(PraisonlikeError, ValueError):
+    """A prompt or argument is not acceptable input (wrong type, invalid text)."""
+
+
+class UnsupportedInputError(PraisonlikeError, ValueError):
+    """The input needs a capability the model lacks (images for a text model)."""
+
+
+class SkillError(PraisonlikeError, ValueError):
+    """A skill file is malformed or a skill name is invalid; names the file."""
+
+
+class StateVersionError(PraisonlikeError, ValueError):
+    """A saved agent state has a version this release cannot load."""
+
+
+__all__ = [
+    "APIConnectionError",
+    "AuthenticationError",
+    "BadRequestError",
+    "BudgetExceededError",
+    "ConfigurationError",
+    "ContentPolicyError",
+    "ContextWindowExceededError",
+    "GuardrailError",
+    "HookError",
+    "InvalidInputError",
+    "LLMError",
+    "LLMTimeoutError",
+    "MalformedResponseError",
+    "ModelNotFoundError",
+    "ModelRequestBlockedError",
+    "OutputValidationError",
+    "PermissionDeniedError",
+    "PraisonlikeError",
+    "RateLimitError",
+    "RunCancelled",
+    "RunTimeout",
+    "ServiceUnavailableError",
+    "SkillError",
+    "StateVersionError",
+    "ToolError",
+    "UnsupportedInputError",
+]

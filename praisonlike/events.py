@@ -1,0 +1,194 @@
+"""The one event vocabulary of a run.
+
+Every step of a turn is an event. The same events feed ``stream_events``, the
+hooks, the live display and the session store. Each is a frozen pydantic model
+with a ``type`` discriminator, so ``Event`` validates from JSON and a
+``match``/``isinstance`` on the class is exhaustive.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from praisonlike.llm.usage import Usage
+from praisonlike.result import RunResult, TerminationReason, ToolMode
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    run_id: str
+
+
+class RunStarted(_Event):
+    type: Literal["run_started"] = "run_started"
+    agent_name: str | None = None
+    model: str
+    prompt: str
+    tool_mode: ToolMode = ToolMode.NATIVE
+
+
+class LLMRequest(_Event):
+    """A model call is about to be sent (after budgeting and hooks)."""
+
+    type: Literal["llm_request"] = "llm_request"
+    iteration: int
+    model: str
+    message_count: int
+    tool_names: list[str] = Field(default_factory=list)
+    purpose: str = "answer"
+
+
+class TextDelta(_Event):
+    """A piece of answer text, in arrival order, from any round."""
+
+    type: Literal["text_delta"] = "text_delta"
+    iteration: int
+    text: str
+
+
+class StreamReset(_Event):
+    """Text already streamed for this round is void; the round restarts."""
+
+    type: Literal["stream_reset"] = "stream_reset"
+    iteration: int
+    reason: str
+
+
+class LLMResponse(_Event):
+    type: Literal["llm_response"] = "llm_response"
+    iteration: int
+    model: str
+    content: str
+    tool_call_count: int = 0
+    usage: Usage
+    latency: float
+    purpose: str = "answer"
+
+
+class ToolCallEvent(_Event):
+    type: Literal["tool_call"] = "tool_call"
+    iteration: int
+    call_id: str
+    name: str
+    arguments: dict[str, Any] | str
+
+
+class ToolResultEvent(_Event):
+    type: Literal["tool_result"] = "tool_result"
+    iteration: int
+    call_id: str
+    name: str
+    result: str
+    is_error: bool
+    latency: float
+
+
+class RetryEvent(_Event):
+    type: Literal["retry"] = "retry"
+    attempt: int
+    wait: float
+    error_kind: str
+    model: str
+    message: str = ""
+
+
+class FallbackEvent(_Event):
+    type: Literal["fallback"] = "fallback"
+    from_model: str
+    to_model: str
+    reason: str
+
+
+class BudgetWarning(_Event):
+    type: Literal["budget_warning"] = "budget_warning"
+    spent: float
+    limit: float
+    message: str
+
+
+class CompactionEvent(_Event):
+    type: Literal["compaction"] = "compaction"
+    route: str
+    strategy: str | None
+    tokens_before: int
+    tokens_after: int
+    messages_dropped: int
+    tool_outputs_truncated: int = 0
+    failed: str | None = None
+
+
+class SteeringEvent(_Event):
+    type: Literal["steering"] = "steering"
+    text: str
+
+
+class SkillInvoked(_Event):
+    type: Literal["skill_invoked"] = "skill_invoked"
+    skill: str
+    arguments: str
+
+
+class ReflectionEvent(_Event):
+    type: Literal["reflection"] = "reflection"
+    round: int
+    reflection: str
+    satisfactory: bool
+
+
+class ErrorEvent(_Event):
+    """A failure: ends the run when ``fatal``, else it was recovered from."""
+
+    type: Literal["error"] = "error"
+    error_type: str
+    message: str
+    fatal: bool = True
+
+
+class RunFinished(_Event):
+    type: Literal["run_finished"] = "run_finished"
+    termination_reason: TerminationReason
+    result: RunResult | None = None
+
+
+Event = Annotated[
+    RunStarted
+    | LLMRequest
+    | TextDelta
+    | StreamReset
+    | LLMResponse
+    | ToolCallEvent
+    | ToolResultEvent
+    | RetryEvent
+    | FallbackEvent
+    | BudgetWarning
+    | CompactionEvent
+    | SteeringEvent
+    | SkillInvoked
+    | ReflectionEvent
+    | ErrorEvent
+    | RunFinished,
+    Field(discriminator="type"),
+]
+
+__all__ = [
+    "BudgetWarning",
+    "CompactionEvent",
+    "ErrorEvent",
+    "Event",
+    "FallbackEvent",
+    "LLMRequest",
+    "LLMResponse",
+    "ReflectionEvent",
+    "RetryEvent",
+    "RunFinished",
+    "RunStarted",
+    "SkillInvoked",
+    "SteeringEvent",
+    "StreamReset",
+    "TextDelta",
+    "ToolCallEvent",
+    "ToolResultEvent",
+]

@@ -1,0 +1,1 @@
+"""Model calls: the dispatcher and tool loop, recovery, usage and cost, capabilities."""

@@ -1,0 +1,82 @@
+"""The one module that imports LiteLLM.
+
+Everything else in praisonlike reaches LiteLLM through :func:`load_litellm`, so
+``import praisonlike`` stays light and the environment is prepared exactly once
+before LiteLLM is imported: the local price map is used (no download), tiktoken
+is pointed at the encodings the LiteLLM wheel bundles, and LiteLLM's console
+banner on errors is switched off.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from pathlib import Path
+from types import ModuleType
+
+_lock = threading.Lock()
+_module: ModuleType | None = None
+_warmup_thread: threading.Thread | None = None
+
+
+def bundled_tiktoken_dir() -> Path | None:
+    """The folder of tiktoken encodings inside the installed LiteLLM wheel.
+
+    Found from the package's location, without importing LiteLLM.
+    """
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        folder = Path(location) / "litellm_core_utils" / "tokenizers"
+        if folder.is_dir():
+            return folder
+    return None
+
+
+def prepare_environment() -> None:
+    """Set the environment LiteLLM and tiktoken read, without overriding the user's."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    if "TIKTOKEN_CACHE_DIR" not in os.environ:
+        folder = bundled_tiktoken_dir()
+        if folder is not None:
+            os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
+
+
+def load_litellm() -> ModuleType:
+    """Import LiteLLM once (thread-safe) and return the module."""
+    global _module
+    if _module is not None:
+        return _module
+    with _lock:
+        if _module is None:
+            prepare_environment()
+            import litellm
+
+            litellm.suppress_debug_info = True
+            litellm.drop_params = True
+            _module = litellm
+    return _module
+
+
+def is_loaded() -> bool:
+    """True once LiteLLM has been imported through :func:`load_litellm`."""
+    return _module is not None
+
+
+def warmup() -> None:
+    """Start importing LiteLLM on a background thread; returns at once.
+
+    A program that builds its agent and then does other work pays little of
+    LiteLLM's multi-second import at the first ``chat()``. Idempotent.
+    """
+    global _warmup_thread
+    if _module is not None or _warmup_thread is not None:
+        return
+    with _lock:
+        if _warmup_thread is None:
+            _warmup_thread = threading.Thread(
+                target=load_litellm, name="praisonlike-warmup", daemon=True
+            )
+            _warmup_thread.start()

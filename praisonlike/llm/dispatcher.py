@@ -1,0 +1,52 @@
+"""The dispatcher: runs one turn's tool loop with the sync or the async driver.
+
+Handed the turn (messages, tool schemas, models, limits) and an
+``execute_tool`` runner, it owns the loop until the model answers with text,
+the iteration limit is reached, or the turn fails. Events come out of
+:meth:`Dispatcher.events` / :meth:`Dispatcher.aevents` as they happen; the
+outcome is on :attr:`Dispatcher.outcome` once they are exhausted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from praisonlike.llm.drivers import AsyncDriver, SyncDriver, ToolRunner, iterate_sync
+from praisonlike.llm.tool_loop import ToolLoop, TurnOutcome, TurnSpec
+
+
+class Dispatcher:
+    """One turn. Iterate :meth:`events` or :meth:`aevents` once, then read :attr:`outcome`."""
+
+    def __init__(self, spec: TurnSpec, execute_tool: ToolRunner) -> None:
+        self.spec = spec
+        self.execute_tool = execute_tool
+        self.outcome: TurnOutcome | None = None
+
+    def _finish(self, outcome: TurnOutcome) -> None:
+        self.outcome = outcome
+
+    def events(self) -> Iterator[Any]:
+        """Run the turn with blocking I/O, yielding its events."""
+        driver = SyncDriver(self.spec.run_id, self.execute_tool,
+                            cancel=self.spec.cancel, deadline=self.spec.deadline)
+        return iterate_sync(driver.drive(ToolLoop(self.spec).steps()), self._finish)
+
+    def aevents(self) -> AsyncIterator[Any]:
+        """Run the turn with asyncio, yielding its events."""
+        driver = AsyncDriver(self.spec.run_id, self.execute_tool,
+                             cancel=self.spec.cancel, deadline=self.spec.deadline)
+        return driver.drive(ToolLoop(self.spec).steps(), self._finish)
+
+    def run(self) -> TurnOutcome:
+        for _ in self.events():
+            pass
+        assert self.outcome is not None
+        return self.outcome
+
+    async def arun(self) -> TurnOutcome:
+        async for _ in self.aevents():
+            pass
+        assert self.outcome is not None
+        return self.outcome

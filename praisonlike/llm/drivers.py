@@ -1,0 +1,286 @@
+"""The two drivers of the tool loop: one performs its I/O synchronously, one with asyncio.
+
+A driver takes the loop's generator, performs each command it yields (a model
+call, a batch of tool calls, a sleep), passes events through to its caller and
+sends the outcome back. That is all a driver does: every decision is the
+loop's, so ``chat``, ``achat``, ``iter_stream`` and ``stream_events`` behave
+alike by construction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol, TypeVar
+
+from praisonlike.cancellation import CancelToken
+from praisonlike.errors import RunCancelled, RunTimeout
+from praisonlike.events import TextDelta
+from praisonlike.llm.backend import load_litellm
+from praisonlike.llm.model_call import StreamAssembler, completion_kwargs, reply_from_response
+from praisonlike.llm.protocol import (
+    CallModel,
+    ModelFailed,
+    ModelReply,
+    RunTools,
+    Sleep,
+    ToolCall,
+    ToolOutcome,
+)
+
+T = TypeVar("T")
+LoopSteps = Generator[Any, Any, T]
+
+
+class ToolRunner(Protocol):
+    """The ``execute_tool`` seam: how the loop's tool calls are performed."""
+
+    def run(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome: ...
+
+    async def arun(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome: ...
+
+    def parallel_safe(self, calls: tuple[ToolCall, ...]) -> bool: ...
+
+
+class _TextFilter:
+    """Holds back streamed text while it may still be a ReAct tool call."""
+
+    def __init__(self, offered: frozenset[str] | None) -> None:
+        self._detector: Any = None
+        if offered is not None:
+            from praisonlike.llm.react import StreamCallDetector
+
+            self._detector = StreamCallDetector(offered)
+
+    def feed(self, text: str) -> str:
+        return text if self._detector is None else self._detector.feed(text)
+
+    def finish(self) -> str:
+        if self._detector is None:
+            return ""
+        released, _calls = self._detector.finish()
+        return str(released)
+
+
+def _stopped(cancel: CancelToken | None, deadline: float | None) -> BaseException | None:
+    if cancel is not None and cancel.cancelled:
+        return RunCancelled(cancel.reason or "cancelled")
+    if deadline is not None and time.monotonic() >= deadline:
+        return RunTimeout("the run passed its max_execution_time deadline")
+    return None
+
+
+class SyncDriver:
+    """Performs the loop's commands with blocking calls; usable inside a running event loop."""
+
+    def __init__(
+        self,
+        run_id: str,
+        tools: ToolRunner,
+        *,
+        cancel: CancelToken | None = None,
+        deadline: float | None = None,
+    ) -> None:
+        self._run_id = run_id
+        self._tools = tools
+        self._cancel = cancel
+        self._deadline = deadline
+
+    def drive(self, steps: LoopSteps[T]) -> Generator[Any, None, T]:
+        reply: Any = None
+        while True:
+            try:
+                item = steps.send(reply)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            reply = None
+            if isinstance(item, CallModel):
+                reply = yield from self._call_model(item)
+            elif isinstance(item, RunTools):
+                reply = self._run_tools(item)
+            elif isinstance(item, Sleep):
+                if self._cancel is not None:
+                    self._cancel.wait(item.seconds)
+                else:
+                    time.sleep(item.seconds)
+            else:
+                yield item
+
+    def _call_model(self, command: CallModel) -> Generator[Any, None, ModelReply | ModelFailed]:
+        started = time.monotonic()
+        streamed = False
+        try:
+            litellm = load_litellm()
+            response = litellm.completion(**completion_kwargs(command))
+            if not command.stream:
+                return reply_from_response(
+                    response, model=command.llm.model, latency=time.monotonic() - started
+                )
+            assembler = StreamAssembler(command.llm.model)
+            text_filter = _TextFilter(command.hold_back_calls)
+            for chunk in response:
+                stop = _stopped(self._cancel, self._deadline)
+                if stop is not None:
+                    return ModelFailed(stop, streamed_text=streamed)
+                text = text_filter.feed(assembler.add(chunk))
+                if text:
+                    streamed = True
+                    yield TextDelta(run_id=self._run_id, iteration=command.iteration, text=text)
+            tail = text_filter.finish()
+            if tail:
+                streamed = True
+                yield TextDelta(run_id=self._run_id, iteration=command.iteration, text=tail)
+            return assembler.reply(time.monotonic() - started, streamed_text=streamed)
+        except Exception as exc:  # classified by the loop
+            return ModelFailed(exc, streamed_text=streamed)
+
+    def _run_tools(self, command: RunTools) -> list[ToolOutcome | BaseException]:
+        calls = command.calls
+        if len(calls) > 1 and self._tools.parallel_safe(calls):
+            with ThreadPoolExecutor(max_workers=min(8, len(calls))) as pool:
+                futures = [pool.submit(self._tools.run, c, deadline=command.deadline)
+                           for c in calls]
+                return [f.result() for f in futures]
+        outcomes: list[ToolOutcome | BaseException] = []
+        for call in calls:
+            stop = _stopped(self._cancel, self._deadline)
+            if stop is not None:
+                outcomes.append(stop)
+                break
+            outcomes.append(self._tools.run(call, deadline=command.deadline))
+        return outcomes
+
+
+class AsyncDriver:
+    """Performs the loop's commands with asyncio; sync tools run in worker threads."""
+
+    def __init__(
+        self,
+        run_id: str,
+        tools: ToolRunner,
+        *,
+        cancel: CancelToken | None = None,
+        deadline: float | None = None,
+    ) -> None:
+        self._run_id = run_id
+        self._tools = tools
+        self._cancel = cancel
+        self._deadline = deadline
+
+    async def drive(self, steps: LoopSteps[Any], finish: Callable[[Any], None]) -> AsyncIterator[Any]:
+        """Yield the loop's events; hand its return value to ``finish``."""
+        reply: Any = None
+        while True:
+            try:
+                item = steps.send(reply)
+            except StopIteration as stop:
+                finish(stop.value)
+                return
+            reply = None
+            if isinstance(item, CallModel):
+                holder: list[ModelReply | ModelFailed] = []
+                async for event in self._call_model(item, holder):
+                    yield event
+                reply = holder[0]
+            elif isinstance(item, RunTools):
+                reply = await self._run_tools(item)
+            elif isinstance(item, Sleep):
+                await self._sleep(item.seconds)
+            else:
+                yield item
+
+    async def _until_cancelled(self, awaitable: Any) -> Any:
+        """Await ``awaitable``, abandoning it if the run is cancelled meanwhile."""
+        if self._cancel is None:
+            return await awaitable
+        task = asyncio.ensure_future(awaitable)
+        loop = asyncio.get_running_loop()
+        woken = loop.create_future()
+
+        def wake() -> None:
+            loop.call_soon_threadsafe(lambda: woken.done() or woken.set_result(None))
+
+        remove = self._cancel.on_cancel(wake)
+        try:
+            await asyncio.wait({task, woken}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            remove()
+        if task.done():
+            return task.result()
+        task.cancel()
+        raise RunCancelled(self._cancel.reason or "cancelled")
+
+    async def _call_model(
+        self, command: CallModel, holder: list[ModelReply | ModelFailed]
+    ) -> AsyncIterator[TextDelta]:
+        started = time.monotonic()
+        streamed = False
+        try:
+            litellm = load_litellm()
+            response = await self._until_cancelled(
+                litellm.acompletion(**completion_kwargs(command))
+            )
+            if not command.stream:
+                holder.append(reply_from_response(
+                    response, model=command.llm.model, latency=time.monotonic() - started
+                ))
+                return
+            assembler = StreamAssembler(command.llm.model)
+            text_filter = _TextFilter(command.hold_back_calls)
+            chunks = response.__aiter__()
+            while True:
+                try:
+                    chunk = await self._until_cancelled(chunks.__anext__())
+                except StopAsyncIteration:
+                    break
+                stop = _stopped(self._cancel, self._deadline)
+                if stop is not None:
+                    holder.append(ModelFailed(stop, streamed_text=streamed))
+                    return
+                text = text_filter.feed(assembler.add(chunk))
+                if text:
+                    streamed = True
+                    yield TextDelta(run_id=self._run_id, iteration=command.iteration, text=text)
+            tail = text_filter.finish()
+            if tail:
+                streamed = True
+                yield TextDelta(run_id=self._run_id, iteration=command.iteration, text=tail)
+            holder.append(assembler.reply(time.monotonic() - started, streamed_text=streamed))
+        except Exception as exc:  # classified by the loop
+            holder.append(ModelFailed(exc, streamed_text=streamed))
+
+    async def _run_tools(self, command: RunTools) -> list[ToolOutcome | BaseException]:
+        calls = command.calls
+        if len(calls) > 1 and self._tools.parallel_safe(calls):
+            results = await asyncio.gather(
+                *(self._tools.arun(c, deadline=command.deadline) for c in calls)
+            )
+            return list(results)
+        outcomes: list[ToolOutcome | BaseException] = []
+        for call in calls:
+            stop = _stopped(self._cancel, self._deadline)
+            if stop is not None:
+                outcomes.append(stop)
+                break
+            try:
+                outcomes.append(
+                    await self._until_cancelled(self._tools.arun(call, deadline=command.deadline))
+                )
+            except RunCancelled as exc:
+                outcomes.append(exc)
+                break
+        return outcomes
+
+    async def _sleep(self, seconds: float) -> None:
+        try:
+            await self._until_cancelled(asyncio.sleep(seconds))
+        except RunCancelled:
+            return
+
+
+def iterate_sync(steps: Generator[Any, None, T], finish: Callable[[T], None]) -> Iterator[Any]:
+    """Iterate a driver's events, handing the loop's return value to ``finish``."""
+    outcome = yield from steps
+    finish(outcome)

@@ -1,0 +1,47 @@
+"""Refuse model requests that would leave the machine, when asked to.
+
+With ``PRAISONLIKE_ALLOW_MODEL_REQUESTS=0`` (the test suite's setting) a model
+call is only sent when its endpoint is on the loopback (127.0.0.0/8, ::1,
+localhost). Anything else raises :class:`ModelRequestBlockedError` before a
+byte is sent, so a test can never reach a real provider by accident.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from urllib.parse import urlsplit
+
+from praisonlike.errors import ModelRequestBlockedError
+
+ENV_VAR = "PRAISONLIKE_ALLOW_MODEL_REQUESTS"
+
+
+def model_requests_allowed() -> bool:
+    """False when the environment forbids non-loopback model requests."""
+    return os.environ.get(ENV_VAR, "1").strip().lower() not in {"0", "false", "no", "off"}
+
+
+def is_loopback_url(url: str | None) -> bool:
+    if not url:
+        return False
+    host = urlsplit(url if "//" in url else f"//{url}").hostname
+    if host is None:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_model_request(model: str, api_base: str | None) -> None:
+    """Raise if requests are restricted and ``api_base`` is not on the loopback."""
+    if model_requests_allowed() or is_loopback_url(api_base):
+        return
+    where = api_base or "the provider's default endpoint"
+    raise ModelRequestBlockedError(
+        f"model request to {where} for {model!r} refused: {ENV_VAR}=0 allows only "
+        "loopback endpoints (use praisonlike.testing.LocalLLMServer in tests)"
+    )

@@ -1,0 +1,88 @@
+"""The messages between the tool loop (a step machine) and its drivers.
+
+The loop yields *commands* (call a model, run tools, sleep) and events; a
+driver performs each command's I/O and sends the outcome back. The loop itself
+does no I/O, so the sync and async drivers cannot disagree about behaviour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from praisonlike.llm.config import LLMConfig
+from praisonlike.llm.usage import Usage
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call the model asked for. ``arguments`` is the raw JSON text."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """One model response, assembled (streamed or not). ``usage`` has no cost yet."""
+
+    content: str
+    tool_calls: tuple[ToolCall, ...]
+    usage: Usage
+    model: str
+    finish_reason: str | None
+    latency: float
+    streamed_text: bool = False
+
+
+@dataclass(frozen=True)
+class ModelFailed:
+    """A model call raised; ``streamed_text`` tells if the caller already saw text."""
+
+    error: BaseException
+    streamed_text: bool = False
+
+
+@dataclass(frozen=True)
+class CallModel:
+    """Command: send ``messages`` to ``llm`` and return a ModelReply or ModelFailed."""
+
+    llm: LLMConfig
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None
+    stream: bool
+    iteration: int
+    timeout: float | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    hold_back_calls: frozenset[str] | None = None
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What running one tool call produced, formatted for the model."""
+
+    call: ToolCall
+    arguments: dict[str, Any] | str
+    result: str
+    is_error: bool
+    latency: float
+
+
+@dataclass(frozen=True)
+class RunTools:
+    """Command: run these calls (in order, or concurrently when all are parallel-safe)."""
+
+    calls: tuple[ToolCall, ...]
+    iteration: int
+    deadline: float | None = None
+
+
+@dataclass(frozen=True)
+class Sleep:
+    """Command: wait, waking early on cancellation."""
+
+    seconds: float
+
+
+Command = CallModel | RunTools | Sleep
