@@ -40,7 +40,23 @@ if TYPE_CHECKING:
     from praisonlike.tools.function_tool import FunctionTool, tool
     from praisonlike.tools.run_context import RunContext
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "Agent",
+    "CancelToken",
+    "ContextConfig",
+    "ExecutionConfig",
+    "FunctionTool",
+    "LLMConfig",
+    "RunContext",
+    "RunResult",
+    "TerminationReason",
+    "ToolCallRecord",
+    "ToolMode",
+    "Usage",
+    "UsageTracker",
+    "tool",
+    "warmup",
+]
 
 
 def __getattr__(name: str) -> Any:

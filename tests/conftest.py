@@ -9,8 +9,14 @@ from typing import Any
 import pytest
 
 os.environ["PRAISONLIKE_ALLOW_MODEL_REQUESTS"] = "0"
-for _key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GROQ_API_KEY",
-             "PRAISONLIKE_MODEL", "OPENAI_MODEL_NAME"):
+for _key in (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GROQ_API_KEY",
+    "PRAISONLIKE_MODEL",
+    "OPENAI_MODEL_NAME",
+):
     os.environ.pop(_key, None)
 
 from praisonlike.testing import LocalLLMServer  # noqa: E402

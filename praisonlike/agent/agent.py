@@ -78,9 +78,7 @@ class Agent(
         if llm is not None and model is not None:
             raise TypeError("pass llm= or its alias model=, not both")
         if not any(x and str(x).strip() for x in (role, goal, backstory, instructions)):
-            raise ValueError(
-                "an Agent needs at least one of role, goal, backstory or instructions"
-            )
+            raise ValueError("an Agent needs at least one of role, goal, backstory or instructions")
         if not isinstance(max_iterations, int) or max_iterations < 1:
             raise ValueError("max_iterations must be a positive int")
         if output_retries < 0:

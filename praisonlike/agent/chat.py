@@ -55,8 +55,14 @@ class ChatMixin:
         call. Raises a :class:`praisonlike.errors.PraisonlikeError` on failure; never
         returns ``None`` or an empty string to mean failure.
         """
-        options = dict(tools=tools, images=images, deps=deps, cancel_token=cancel_token,
-                       output_pydantic=output_pydantic, output_json=output_json)
+        options = dict(
+            tools=tools,
+            images=images,
+            deps=deps,
+            cancel_token=cancel_token,
+            output_pydantic=output_pydantic,
+            output_json=output_json,
+        )
         turn = self._open_turn(prompt, stream=stream, options=options)
         for _ in turn.events():
             pass
@@ -75,8 +81,14 @@ class ChatMixin:
         stream: bool = False,
     ) -> Any:
         """The async twin of :meth:`chat`: same loop, same history, same errors."""
-        options = dict(tools=tools, images=images, deps=deps, cancel_token=cancel_token,
-                       output_pydantic=output_pydantic, output_json=output_json)
+        options = dict(
+            tools=tools,
+            images=images,
+            deps=deps,
+            cancel_token=cancel_token,
+            output_pydantic=output_pydantic,
+            output_json=output_json,
+        )
         turn = self._open_turn(prompt, stream=stream, options=options)
         async for _ in turn.aevents():
             pass
@@ -97,8 +109,9 @@ class ChatMixin:
         marks it (see :meth:`stream_events`); here the new text simply follows.
         Raises the turn's typed error at the end if it failed.
         """
-        for event in self.stream_events(prompt, tools=tools, images=images, deps=deps,
-                                        cancel_token=cancel_token):
+        for event in self.stream_events(
+            prompt, tools=tools, images=images, deps=deps, cancel_token=cancel_token
+        ):
             if isinstance(event, TextDelta):
                 yield event.text
 
@@ -118,8 +131,14 @@ class ChatMixin:
 
         If the turn failed, the typed error is raised after ``run_finished``.
         """
-        options = dict(tools=tools, images=images, deps=deps, cancel_token=cancel_token,
-                       output_pydantic=output_pydantic, output_json=output_json)
+        options = dict(
+            tools=tools,
+            images=images,
+            deps=deps,
+            cancel_token=cancel_token,
+            output_pydantic=output_pydantic,
+            output_json=output_json,
+        )
         turn = self._open_turn(prompt, stream=stream, options=options)
         yield from turn.events()
         self._close_turn(turn)
@@ -137,8 +156,14 @@ class ChatMixin:
         stream: bool = True,
     ) -> AsyncIterator[Event]:
         """The async twin of :meth:`stream_events`."""
-        options = dict(tools=tools, images=images, deps=deps, cancel_token=cancel_token,
-                       output_pydantic=output_pydantic, output_json=output_json)
+        options = dict(
+            tools=tools,
+            images=images,
+            deps=deps,
+            cancel_token=cancel_token,
+            output_pydantic=output_pydantic,
+            output_json=output_json,
+        )
         turn = self._open_turn(prompt, stream=stream, options=options)
         async for event in turn.aevents():
             yield event

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from praisonlike.context import ContextConfig, ContextManager, Prepared
+from praisonlike.llm.tool_loop import ContextSeam
 
 
 class _ContextSeam:
@@ -44,7 +45,7 @@ class ContextMixin:
     context_config: ContextConfig | None
     _context_seams: dict[str, _ContextSeam]
 
-    def _context_for(self, model: str) -> _ContextSeam:
+    def _context_for(self, model: str) -> ContextSeam:
         seam = self._context_seams.get(model)
         if seam is None:
             config = self.context_config or ContextConfig()

@@ -56,8 +56,10 @@ class PromptMixin:
             from praisonlike.llm.react import react_instructions
 
             return react_instructions(tools)
-        lines = [f"- {t['function']['name']}: {t['function'].get('description', '')}".rstrip()
-                 for t in tools]
+        lines = [
+            f"- {t['function']['name']}: {t['function'].get('description', '')}".rstrip()
+            for t in tools
+        ]
         return "## Tools\n" + "\n".join(lines) + "\n\n" + TOOLS_NOTICE
 
     def stable_system_prompt(
@@ -105,9 +107,7 @@ class PromptMixin:
         stable = self.stable_system_prompt(tool_mode, tools)
         return f"{stable}\n\n{per_turn}" if per_turn else stable
 
-    def _prefix_messages(
-        self, system: str, history: list[dict[str, Any]]
-    ) -> list[dict[str, Any]]:
+    def _prefix_messages(self, system: str, history: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The messages before the user's: system + history.
 
         With ``use_system_prompt=False`` (models without a system role) the

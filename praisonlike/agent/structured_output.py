@@ -77,8 +77,9 @@ def _check_json_schema(value: Any, schema: dict[str, Any]) -> None:
     validator = jsonschema.Draft202012Validator(schema)
     problems = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
     if problems:
-        lines = [f"- {'.'.join(str(p) for p in e.path) or '(root)'}: {e.message}"
-                 for e in problems[:20]]
+        lines = [
+            f"- {'.'.join(str(p) for p in e.path) or '(root)'}: {e.message}" for e in problems[:20]
+        ]
         raise ValueError("\n".join(lines))
 
 
@@ -88,8 +89,11 @@ def output_spec(output_pydantic: Any, output_json: Any) -> OutputSpec | None:
     if output_pydantic is not None:
         if not (isinstance(output_pydantic, type) and issubclass(output_pydantic, BaseModel)):
             raise ConfigurationError("output_pydantic must be a pydantic BaseModel subclass")
-        return OutputSpec(schema=output_pydantic.model_json_schema(),
-                          name=output_pydantic.__name__, model=output_pydantic)
+        return OutputSpec(
+            schema=output_pydantic.model_json_schema(),
+            name=output_pydantic.__name__,
+            model=output_pydantic,
+        )
     if output_json is not None:
         if not isinstance(output_json, dict):
             raise ConfigurationError("output_json must be a JSON schema dict")
@@ -122,7 +126,8 @@ class StructuredOutputMixin:
                 if last_chance:
                     raise OutputValidationError(
                         f"the answer did not validate against {spec.name}:\n{exc}",
-                        raw_output=answer, errors=str(exc),
+                        raw_output=answer,
+                        errors=str(exc),
                     ) from exc
                 return Revise(
                     f"Your answer did not match the required schema:\n{exc}\n"

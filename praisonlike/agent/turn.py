@@ -14,9 +14,9 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from praisonlike.cancellation import CancelToken
 from praisonlike.errors import InvalidInputError, UnsupportedInputError
@@ -25,9 +25,10 @@ from praisonlike.llm.accounting import RunAccounting
 from praisonlike.llm.capabilities import ModelFeatures, model_features
 from praisonlike.llm.config import ExecutionConfig, LLMConfig
 from praisonlike.llm.dispatcher import Dispatcher
-from praisonlike.llm.tool_loop import TurnOutcome, TurnSpec
+from praisonlike.llm.tool_loop import AnswerCheck, ContextSeam, TurnOutcome, TurnSpec
 from praisonlike.llm.usage import UsageTracker
 from praisonlike.result import RunResult, ToolMode
+from praisonlike.tools.executor import TurnTools
 from praisonlike.tools.registry import ToolRegistry
 
 
@@ -89,6 +90,32 @@ class TurnMixin:
     _cancel_lock: threading.Lock
     _resolved_llm: LLMConfig | None
 
+    if TYPE_CHECKING:  # provided by the other mixins of Agent
+
+        def _registry_for_call(self, tools: Sequence[Any] | None) -> ToolRegistry: ...
+
+        def _answer_policy(
+            self, options: dict[str, Any], features: ModelFeatures
+        ) -> tuple[AnswerCheck | None, int, dict[str, Any], str]: ...
+
+        def system_prompt(
+            self,
+            tool_mode: ToolMode = ...,
+            tools: list[dict[str, Any]] | None = ...,
+            *,
+            per_turn: str = ...,
+        ) -> str: ...
+
+        def _prefix_messages(
+            self, system: str, history: list[dict[str, Any]]
+        ) -> list[dict[str, Any]]: ...
+
+        def _context_for(self, model: str) -> ContextSeam: ...
+
+        def _turn_tools(
+            self, registry: ToolRegistry, *, run_id: str, deps: Any, cancel: CancelToken | None
+        ) -> TurnTools: ...
+
     # -- model ------------------------------------------------------------------
 
     def _primary_llm(self) -> LLMConfig:
@@ -106,8 +133,13 @@ class TurnMixin:
         names = list(primary.fallback_models) + [
             m for m in self.fallback_models if m not in primary.fallback_models
         ]
-        return [primary, *(resolve_llm(primary.model_copy(
-            update={"model": m, "fallback_models": ()})) for m in names)]
+        return [
+            primary,
+            *(
+                resolve_llm(primary.model_copy(update={"model": m, "fallback_models": ()}))
+                for m in names
+            ),
+        ]
 
     def features(self) -> ModelFeatures:
         """What the agent's model can do (tool calls, vision, ...), per LiteLLM's map."""
@@ -151,7 +183,8 @@ class TurnMixin:
             self._active_cancels.add(cancel)
         deadline = (
             started_at + self.execution.max_execution_time
-            if self.execution.max_execution_time is not None else None
+            if self.execution.max_execution_time is not None
+            else None
         )
         spec = TurnSpec(
             run_id=run_id,
@@ -173,12 +206,22 @@ class TurnMixin:
             call_params=params,
             started=started_at,
         )
-        runner = self._turn_tools(registry, run_id=run_id, deps=options.get("deps"),
-                                  cancel=cancel)
-        started = RunStarted(run_id=run_id, agent_name=self.name, model=models[0].model,
-                             prompt=prompt, tool_mode=tool_mode)
-        return Turn(dispatcher=Dispatcher(spec, runner), started=started, cancel=cancel,
-                    skill=skill, prompt=prompt, extra_events=extra_events)
+        runner = self._turn_tools(registry, run_id=run_id, deps=options.get("deps"), cancel=cancel)
+        started = RunStarted(
+            run_id=run_id,
+            agent_name=self.name,
+            model=models[0].model,
+            prompt=prompt,
+            tool_mode=tool_mode,
+        )
+        return Turn(
+            dispatcher=Dispatcher(spec, runner),
+            started=started,
+            cancel=cancel,
+            skill=skill,
+            prompt=prompt,
+            extra_events=extra_events,
+        )
 
     def _close_turn(self, turn: Turn) -> RunResult:
         with self._cancel_lock:
@@ -208,8 +251,9 @@ class TurnMixin:
 
     # -- seams filled by other mixins ------------------------------------------------
 
-    def _expand_prompt(self, prompt: str, run_id: str) -> tuple[str, str | None, list[Any],
-                                                                 tuple[str, ...] | None]:
+    def _expand_prompt(
+        self, prompt: str, run_id: str
+    ) -> tuple[str, str | None, list[Any], tuple[str, ...] | None]:
         """(prompt the model sees, skill name, events, allowed tools) -- SkillMixin."""
         return prompt, None, [], None
 

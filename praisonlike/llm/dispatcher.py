@@ -29,14 +29,22 @@ class Dispatcher:
 
     def events(self) -> Iterator[Any]:
         """Run the turn with blocking I/O, yielding its events."""
-        driver = SyncDriver(self.spec.run_id, self.execute_tool,
-                            cancel=self.spec.cancel, deadline=self.spec.deadline)
+        driver = SyncDriver(
+            self.spec.run_id,
+            self.execute_tool,
+            cancel=self.spec.cancel,
+            deadline=self.spec.deadline,
+        )
         return iterate_sync(driver.drive(ToolLoop(self.spec).steps()), self._finish)
 
     def aevents(self) -> AsyncIterator[Any]:
         """Run the turn with asyncio, yielding its events."""
-        driver = AsyncDriver(self.spec.run_id, self.execute_tool,
-                             cancel=self.spec.cancel, deadline=self.spec.deadline)
+        driver = AsyncDriver(
+            self.spec.run_id,
+            self.execute_tool,
+            cancel=self.spec.cancel,
+            deadline=self.spec.deadline,
+        )
         return driver.drive(ToolLoop(self.spec).steps(), self._finish)
 
     def run(self) -> TurnOutcome:

@@ -94,7 +94,7 @@ class SyncDriver:
             try:
                 item = steps.send(reply)
             except StopIteration as stop:
-                return stop.value  # type: ignore[no-any-return]
+                return stop.value
             reply = None
             if isinstance(item, CallModel):
                 reply = yield from self._call_model(item)
@@ -140,8 +140,9 @@ class SyncDriver:
         calls = command.calls
         if len(calls) > 1 and self._tools.parallel_safe(calls):
             with ThreadPoolExecutor(max_workers=min(8, len(calls))) as pool:
-                futures = [pool.submit(self._tools.run, c, deadline=command.deadline)
-                           for c in calls]
+                futures = [
+                    pool.submit(self._tools.run, c, deadline=command.deadline) for c in calls
+                ]
                 return [f.result() for f in futures]
         outcomes: list[ToolOutcome | BaseException] = []
         for call in calls:
@@ -169,7 +170,9 @@ class AsyncDriver:
         self._cancel = cancel
         self._deadline = deadline
 
-    async def drive(self, steps: LoopSteps[Any], finish: Callable[[Any], None]) -> AsyncIterator[Any]:
+    async def drive(
+        self, steps: LoopSteps[Any], finish: Callable[[Any], None]
+    ) -> AsyncIterator[Any]:
         """Yield the loop's events; hand its return value to ``finish``."""
         reply: Any = None
         while True:
@@ -199,8 +202,12 @@ class AsyncDriver:
         loop = asyncio.get_running_loop()
         woken = loop.create_future()
 
+        def release() -> None:
+            if not woken.done():
+                woken.set_result(None)
+
         def wake() -> None:
-            loop.call_soon_threadsafe(lambda: woken.done() or woken.set_result(None))
+            loop.call_soon_threadsafe(release)
 
         remove = self._cancel.on_cancel(wake)
         try:
@@ -223,9 +230,11 @@ class AsyncDriver:
                 litellm.acompletion(**completion_kwargs(command))
             )
             if not command.stream:
-                holder.append(reply_from_response(
-                    response, model=command.llm.model, latency=time.monotonic() - started
-                ))
+                holder.append(
+                    reply_from_response(
+                        response, model=command.llm.model, latency=time.monotonic() - started
+                    )
+                )
                 return
             assembler = StreamAssembler(command.llm.model)
             text_filter = _TextFilter(command.hold_back_calls)

@@ -119,8 +119,9 @@ class StreamAssembler:
             return ""
         for position, fragment in enumerate(_field(delta, "tool_calls") or []):
             index = _field(fragment, "index")
-            partial = self._calls.setdefault(index if isinstance(index, int) else position,
-                                             _PartialCall())
+            partial = self._calls.setdefault(
+                index if isinstance(index, int) else position, _PartialCall()
+            )
             call_id = _field(fragment, "id")
             if call_id:
                 partial.id = call_id

@@ -50,7 +50,7 @@ _wait_strategies: dict[tuple[float, float], Any] = {}
 
 
 def backoff_seconds(attempt: int, config: ExecutionConfig, retry_after: float | None) -> float:
-    """Jittered exponential wait for ``attempt`` (1-based): at least Retry-After, at most retry_max."""
+    """Jittered exponential wait for ``attempt`` (1-based), within Retry-After..retry_max."""
     key = (config.retry_base, config.retry_max)
     strategy = _wait_strategies.get(key)
     if strategy is None:

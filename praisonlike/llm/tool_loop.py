@@ -250,8 +250,10 @@ class ToolLoop:
         if isinstance(error, RunCancelled):
             raise _Stop(TerminationReason.CANCELLED, error)
         if isinstance(error, RunTimeout) or self._past_deadline():
-            raise _Stop(TerminationReason.TIMEOUT, RunTimeout(
-                "the run passed its max_execution_time deadline"))
+            raise _Stop(
+                TerminationReason.TIMEOUT,
+                RunTimeout("the run passed its max_execution_time deadline"),
+            )
         if isinstance(error, PraisonlikeError) and not isinstance(error, LLMError):
             raise error
         kind = classify_llm_error(error)
@@ -274,8 +276,10 @@ class ToolLoop:
                 message=kind.message[:500],
             )
             if self._deadline_within(step.wait):
-                raise _Stop(TerminationReason.TIMEOUT, RunTimeout(
-                    "the run's max_execution_time deadline falls within the retry wait"))
+                raise _Stop(
+                    TerminationReason.TIMEOUT,
+                    RunTimeout("the run's max_execution_time deadline falls within the retry wait"),
+                )
             yield Sleep(step.wait)
             self._check_stop()
             return False
@@ -319,15 +323,20 @@ class ToolLoop:
         if react:
             self._messages.append({"role": "assistant", "content": reply.content})
         else:
-            self._messages.append({
-                "role": "assistant",
-                "content": reply.content if reply.tool_calls else "",
-                "tool_calls": [
-                    {"id": c.id, "type": "function",
-                     "function": {"name": c.name, "arguments": c.arguments}}
-                    for c in calls
-                ],
-            })
+            self._messages.append(
+                {
+                    "role": "assistant",
+                    "content": reply.content if reply.tool_calls else "",
+                    "tool_calls": [
+                        {
+                            "id": c.id,
+                            "type": "function",
+                            "function": {"name": c.name, "arguments": c.arguments},
+                        }
+                        for c in calls
+                    ],
+                }
+            )
         for call in calls:
             yield ToolCallEvent(
                 run_id=self.spec.run_id,
@@ -336,12 +345,16 @@ class ToolLoop:
                 name=call.name,
                 arguments=_decoded(call.arguments),
             )
-        outcomes = yield RunTools(calls=tuple(calls), iteration=iteration,
-                                  deadline=self.spec.deadline)
+        outcomes = yield RunTools(
+            calls=tuple(calls), iteration=iteration, deadline=self.spec.deadline
+        )
         for outcome in outcomes:
             if isinstance(outcome, BaseException):
-                reason = (TerminationReason.CANCELLED if isinstance(outcome, RunCancelled)
-                          else TerminationReason.TIMEOUT)
+                reason = (
+                    TerminationReason.CANCELLED
+                    if isinstance(outcome, RunCancelled)
+                    else TerminationReason.TIMEOUT
+                )
                 raise _Stop(reason, outcome)
             assert isinstance(outcome, ToolOutcome)
             self._record_tool(outcome, iteration, react)
@@ -366,10 +379,16 @@ class ToolLoop:
             self._messages.append(
                 {"role": "tool", "tool_call_id": call.id, "content": outcome.result}
             )
-        self._tool_records.append(ToolCallRecord(
-            id=call.id, name=call.name, arguments=outcome.arguments, result=outcome.result,
-            is_error=outcome.is_error, latency=outcome.latency,
-        ))
+        self._tool_records.append(
+            ToolCallRecord(
+                id=call.id,
+                name=call.name,
+                arguments=outcome.arguments,
+                result=outcome.result,
+                is_error=outcome.is_error,
+                latency=outcome.latency,
+            )
+        )
 
     # -- helpers -------------------------------------------------------------------
 
@@ -398,17 +417,33 @@ class ToolLoop:
         if not request:
             return prepared
         llm = self._summary_llm()
-        outcome = yield CallModel(llm=llm, messages=request, tools=None, stream=False,
-                                  iteration=iteration, timeout=self._call_timeout())
+        outcome = yield CallModel(
+            llm=llm,
+            messages=request,
+            tools=None,
+            stream=False,
+            iteration=iteration,
+            timeout=self._call_timeout(),
+        )
         if isinstance(outcome, ModelReply) and outcome.content.strip():
             priced = self.spec.accounting.record(outcome.model, outcome.usage)
-            yield LLMResponse(run_id=self.spec.run_id, iteration=iteration, model=outcome.model,
-                              content=outcome.content, usage=priced, latency=outcome.latency,
-                              purpose="summary")
+            yield LLMResponse(
+                run_id=self.spec.run_id,
+                iteration=iteration,
+                model=outcome.model,
+                content=outcome.content,
+                usage=priced,
+                latency=outcome.latency,
+                purpose="summary",
+            )
             return prepared.finish(outcome.content)
         error = outcome.error if isinstance(outcome, ModelFailed) else "empty summary"
-        yield ErrorEvent(run_id=self.spec.run_id, error_type="SummaryFailed",
-                         message=str(error)[:500], fatal=False)
+        yield ErrorEvent(
+            run_id=self.spec.run_id,
+            error_type="SummaryFailed",
+            message=str(error)[:500],
+            fatal=False,
+        )
         return prepared.fallback(str(error))
 
     def _summary_llm(self) -> LLMConfig:
@@ -431,11 +466,17 @@ class ToolLoop:
 
     def _budget(self, verdict: BudgetVerdict) -> Generator[Any, Any, None]:
         if verdict.action == "warn":
-            yield BudgetWarning(run_id=self.spec.run_id, spent=verdict.spent,
-                                limit=verdict.limit, message=verdict.message)
+            yield BudgetWarning(
+                run_id=self.spec.run_id,
+                spent=verdict.spent,
+                limit=verdict.limit,
+                message=verdict.message,
+            )
             return
-        raise _Stop(TerminationReason.BUDGET_EXCEEDED, BudgetExceededError(
-            verdict.message, spent=verdict.spent, limit=verdict.limit))
+        raise _Stop(
+            TerminationReason.BUDGET_EXCEEDED,
+            BudgetExceededError(verdict.message, spent=verdict.spent, limit=verdict.limit),
+        )
 
     def _call_timeout(self) -> float | None:
         timeout = self.spec.execution.timeout
@@ -455,11 +496,14 @@ class ToolLoop:
         if cancel is not None and cancel.cancelled:
             raise _Stop(TerminationReason.CANCELLED, RunCancelled(cancel.reason or "cancelled"))
         if self._past_deadline():
-            raise _Stop(TerminationReason.TIMEOUT,
-                        RunTimeout("the run passed its max_execution_time deadline"))
+            raise _Stop(
+                TerminationReason.TIMEOUT,
+                RunTimeout("the run passed its max_execution_time deadline"),
+            )
 
-    def _result(self, output: Any, reason: TerminationReason, iteration: int,
-                error: str | None = None) -> RunResult:
+    def _result(
+        self, output: Any, reason: TerminationReason, iteration: int, error: str | None = None
+    ) -> RunResult:
         return RunResult(
             run_id=self.spec.run_id,
             output=output,
@@ -478,8 +522,9 @@ class ToolLoop:
     def _fail(
         self, reason: TerminationReason, error: BaseException, iteration: int
     ) -> Generator[Any, Any, TurnOutcome]:
-        yield ErrorEvent(run_id=self.spec.run_id, error_type=type(error).__name__,
-                         message=str(error)[:2000])
+        yield ErrorEvent(
+            run_id=self.spec.run_id, error_type=type(error).__name__, message=str(error)[:2000]
+        )
         result = self._result("", reason, iteration, error=str(error))
         yield RunFinished(run_id=self.spec.run_id, termination_reason=reason, result=result)
         return TurnOutcome(result=result, new_messages=self._messages, error=error)

@@ -98,8 +98,9 @@ class TurnTools:
         except FutureTimeout:
             return self._timed_out(prepared, timeout, started)
         except Exception as exc:
-            return self._error(prepared.call, prepared.arguments,
-                               tool_exception_message(call.name, exc), started)
+            return self._error(
+                prepared.call, prepared.arguments, tool_exception_message(call.name, exc), started
+            )
         return self._success(prepared, value, started)
 
     async def arun(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome:
@@ -120,8 +121,9 @@ class TurnTools:
         except asyncio.TimeoutError:
             return self._timed_out(prepared, timeout, started)
         except Exception as exc:
-            return self._error(prepared.call, prepared.arguments,
-                               tool_exception_message(call.name, exc), started)
+            return self._error(
+                prepared.call, prepared.arguments, tool_exception_message(call.name, exc), started
+            )
         return self._success(prepared, value, started)
 
     # -- steps ---------------------------------------------------------------------
@@ -129,8 +131,9 @@ class TurnTools:
     def _prepare(self, call: ToolCall, started: float) -> _Prepared | ToolOutcome:
         tool = self._registry.get(call.name)
         if tool is None:
-            return self._error(call, call.arguments,
-                               unknown_tool_message(call.name, self._registry.names), started)
+            return self._error(
+                call, call.arguments, unknown_tool_message(call.name, self._registry.names), started
+            )
         try:
             arguments = tool.validate(call.arguments)
         except ToolArgumentError as exc:
@@ -160,12 +163,16 @@ class TurnTools:
                 verdict = submit_coroutine(_awaited(verdict)).result()
         return None if verdict is True else self._denied(prepared, started)
 
-    async def _check_approval_async(self, prepared: _Prepared, started: float) -> ToolOutcome | None:
+    async def _check_approval_async(
+        self, prepared: _Prepared, started: float
+    ) -> ToolOutcome | None:
         if not prepared.tool.requires_approval:
             return None
         verdict: Any = False
         if self._approver is not None:
-            verdict = await asyncio.to_thread(self._approver, prepared.call.name, prepared.arguments)
+            verdict = await asyncio.to_thread(
+                self._approver, prepared.call.name, prepared.arguments
+            )
             if inspect.isawaitable(verdict):
                 verdict = await verdict
         return None if verdict is True else self._denied(prepared, started)

@@ -41,8 +41,8 @@ def add(a: int, b: int) -> int:
 
 def two_rounds() -> list[Any]:
     return [
-        ToolCalls([Call("get_weather", {"city": "Paris"})]),
-        ToolCalls([Call("add", {"a": 2, "b": 3})]),
+        ToolCalls([Call("get_weather", {"city": "Paris"}, id="w1")]),
+        ToolCalls([Call("add", {"a": 2, "b": 3}, id="a1")]),
         Text("Paris is sunny and 2+3=5."),
     ]
 
@@ -102,16 +102,20 @@ def test_several_calls_in_one_message_run_in_order(
         order.append("second")
         return f"second {x}"
 
-    server.extend([
-        ToolCalls([Call("second", {"x": 1}, id="c1"), Call("first", {"x": 2}, id="c2")]),
-        Text("done"),
-    ])
+    server.extend(
+        [
+            ToolCalls([Call("second", {"x": 1}, id="c1"), Call("first", {"x": 2}, id="c2")]),
+            Text("done"),
+        ]
+    )
     agent = make_agent(llm, tools=[first, second])
     assert agent.chat("go") == "done"
     assert order == ["second", "first"]
     tools = tool_messages(server.requests[1])
     assert [(m["tool_call_id"], m["content"]) for m in tools] == [
-        ("c1", "second 1"), ("c2", "first 2")]
+        ("c1", "second 1"),
+        ("c2", "first 2"),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -209,10 +213,12 @@ def test_all_entry_points_give_the_same_answer_and_history(
 
 
 def test_streaming_yields_text_of_every_round(server: LocalLLMServer, llm: dict[str, Any]) -> None:
-    server.extend([
-        ToolCalls([Call("add", {"a": 1, "b": 2})], content="Let me add. "),
-        Text("The sum is 3."),
-    ])
+    server.extend(
+        [
+            ToolCalls([Call("add", {"a": 1, "b": 2})], content="Let me add. "),
+            Text("The sum is 3."),
+        ]
+    )
     agent = make_agent(llm)
     chunks = list(agent.iter_stream("add"))
     assert len(chunks) > 2

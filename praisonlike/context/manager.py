@@ -1,0 +1,306 @@
+"""ContextManager: fits each request into the model's input budget."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from praisonlike.context.config import ContextConfig
+from praisonlike.context.messages import Message, role_of, text_length
+from praisonlike.context.prepared import CompactionReport, Prepared
+from praisonlike.context.router import Route, choose_route
+from praisonlike.context.strategies import (
+    PLACEHOLDER,
+    drop_oldest_tools,
+    insurance_cut,
+    sliding_window,
+    truncate,
+)
+from praisonlike.context.summary import (
+    SummaryPlan,
+    apply_summary,
+    build_summary_request,
+    is_summary_message,
+    plan_summary,
+)
+from praisonlike.context.tokens import TokenCounter
+from praisonlike.context.truncation import truncate_oversize_tools
+from praisonlike.context.window import context_window
+from praisonlike.errors import ConfigurationError
+
+INSURANCE_RATIO = 0.80
+SUMMARY_INPUT_RATIO = 0.60
+
+StrategyFunction = Callable[[list[Message], int, TokenCounter, ContextConfig], list[Message]]
+
+_STRATEGIES: dict[str, StrategyFunction] = {
+    "truncate": lambda messages, budget, counter, _: truncate(messages, budget, counter),
+    "sliding_window": lambda messages, _, __, config: sliding_window(
+        messages, config.keep_last_turns
+    ),
+    "drop_oldest_tools": lambda messages, budget, counter, config: drop_oldest_tools(
+        messages, budget, counter, config.keep_last_turns
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """The token thresholds of one manager (all include the tool schemas)."""
+
+    window: int
+    trigger: int
+    target: int
+    hard_cap: int
+    insurance: int
+
+
+@dataclass(frozen=True)
+class _Job:
+    original: list[Message]
+    work: list[Message]
+    route: Route
+    tools_tokens: int
+    tokens_before: int
+    truncated: int
+    budget: int
+    cut_above: int
+    cut_to: int
+
+
+class ContextManager:
+    """Routes and compacts requests for one model.
+
+    Thread-safe as far as its :class:`TokenCounter` is; keep one manager per
+    model so token counts cached during one turn are reused by the next.
+    Messages are never mutated; rewritten messages are shallow copies.
+    """
+
+    def __init__(
+        self, model: str, config: ContextConfig, *, counter: TokenCounter | None = None
+    ) -> None:
+        self.model = model
+        self.config = config
+        self.counter = counter if counter is not None else TokenCounter(model)
+        self._window: int | None = None
+
+    @property
+    def window(self) -> int:
+        """The input budget: the context window minus ``reserve_output_tokens``.
+
+        Computed on first use (it may load LiteLLM's model map). Raises
+        ConfigurationError when the reserve leaves no room for input.
+        """
+        if self._window is None:
+            size = context_window(self.model, self.config)
+            budget = size - self.config.reserve_output_tokens
+            if budget <= 0:
+                raise ConfigurationError(
+                    f"reserve_output_tokens ({self.config.reserve_output_tokens}) leaves no "
+                    f"input budget in the {size}-token window of {self.model!r}"
+                )
+            self._window = budget
+        return self._window
+
+    @property
+    def budgets(self) -> Budgets:
+        window, config = self.window, self.config
+        return Budgets(
+            window=window,
+            trigger=int(config.trigger * window),
+            target=int(config.target * window),
+            hard_cap=int(config.hard_cap * window),
+            insurance=int(min(INSURANCE_RATIO, config.hard_cap) * window),
+        )
+
+    def route(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]] = ()) -> Route:
+        """The route :meth:`prepare` would take for this request."""
+        budgets = self.budgets
+        return self._job(messages, tools, budgets.target, budgets.hard_cap, budgets.insurance).route
+
+    def prepare(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]] = ()
+    ) -> Prepared:
+        """The request to send for ``messages`` and ``tools``.
+
+        Never raises, except ConfigurationError from :attr:`window`: a failing
+        strategy falls back to the insurance cut (``report.failed`` says why),
+        and should even that fail the messages are returned unchanged.
+        """
+        budgets = self.budgets
+        try:
+            job = self._job(messages, tools, budgets.target, budgets.hard_cap, budgets.insurance)
+            if job.route is Route.FITS:
+                return Prepared(messages=list(messages), report=None)
+            if job.route is Route.TRUNCATE_TOOLS:
+                return self._finalise(job, job.work, None)
+            return self._compact(job, self.config.strategy)
+        except Exception as exc:
+            return _unchanged(messages, exc)
+
+    def emergency(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[dict[str, Any]] = (),
+        *,
+        ratio: float = 0.70,
+    ) -> Prepared:
+        """Compact to ``ratio`` of the budget whatever the estimate says.
+
+        For a provider's context-length error: the estimate was too low, so the
+        request is compacted and, if needed, cut hard to ``ratio * window``.
+        Raises ValueError unless ``0 < ratio <= 1``; otherwise never raises.
+        """
+        if not 0 < ratio <= 1:
+            raise ValueError(f"ratio must be in (0, 1], got {ratio}")
+        budget = int(ratio * self.window)
+        try:
+            job = self._job(messages, tools, budget, budget, budget, forced=True)
+            return self._compact(job, self.config.strategy)
+        except Exception as exc:
+            return _unchanged(messages, exc)
+
+    def _job(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[dict[str, Any]],
+        budget: int,
+        cut_above: int,
+        cut_to: int,
+        *,
+        forced: bool = False,
+    ) -> _Job:
+        counter, config = self.counter, self.config
+        tools_tokens = counter.count_tools(tools)
+        tokens = counter.count_messages(messages) + tools_tokens
+        limit = config.tool_output_limit
+        oversize = any(role_of(m) == "tool" and text_length(m) > limit for m in messages)
+        work, truncated = truncate_oversize_tools(messages, limit) if oversize else (
+            list(messages),
+            0,
+        )
+        if forced:
+            route = Route.COMPACT_THEN_TRUNCATE if oversize else Route.COMPACT
+        else:
+            trigger = self.budgets.trigger
+            after = counter.count_messages(work) + tools_tokens if oversize else None
+            route = choose_route(
+                tokens,
+                trigger_tokens=trigger,
+                target_tokens=budget,
+                has_oversize_tools=oversize,
+                tokens_after_tool_cut=after,
+            )
+        return _Job(
+            list(messages), work, route, tools_tokens, tokens, truncated, budget, cut_above, cut_to
+        )
+
+    def _compact(self, job: _Job, strategy: str, failed: str | None = None) -> Prepared:
+        budget = job.budget - job.tools_tokens
+        try:
+            if strategy == "summarise":
+                return self._start_summary(job)
+            result = _STRATEGIES[strategy](job.work, budget, self.counter, self.config)
+        except Exception as exc:
+            error = f"{strategy} failed: {type(exc).__name__}: {exc}"
+            failed = f"{failed}; {error}" if failed else error
+            cut_budget = min(job.budget, job.cut_to) - job.tools_tokens
+            result = insurance_cut(job.work, cut_budget, self.counter)
+            return self._finalise(job, result, strategy, failed=failed, insurance=True)
+        return self._finalise(job, result, strategy, failed=failed)
+
+    def _start_summary(self, job: _Job) -> Prepared:
+        plan = plan_summary(job.work, job.budget - job.tools_tokens, self.counter)
+        if not plan.dropped:
+            return self._finalise(job, plan.kept, "summarise")
+        request = build_summary_request(
+            plan.dropped,
+            self.counter,
+            summary_tokens=plan.summary_tokens,
+            max_tokens=self._summary_input_tokens(),
+        )
+        pending = _PendingSummary(self, job, plan)
+        return self._finalise(job, plan.kept, "summarise", request=request, pending=pending)
+
+    def _summary_input_tokens(self) -> int:
+        model = self.config.summary_model
+        if model is None or model == self.model:
+            window = self.window
+        else:
+            unpinned = dataclasses.replace(self.config, max_context_tokens=None)
+            window = context_window(model, unpinned)
+        return int(SUMMARY_INPUT_RATIO * window)
+
+    def _finalise(
+        self,
+        job: _Job,
+        result: list[Message],
+        strategy: str | None,
+        *,
+        failed: str | None = None,
+        insurance: bool = False,
+        request: list[Message] | None = None,
+        pending: _PendingSummary | None = None,
+    ) -> Prepared:
+        counter = self.counter
+        budget = job.budget - job.tools_tokens
+        if job.route is not Route.TRUNCATE_TOOLS and counter.count_messages(result) > budget:
+            result = truncate(result, budget, counter)
+        total = counter.count_messages(result) + job.tools_tokens
+        if total > job.cut_above:
+            result = insurance_cut(result, job.cut_to - job.tools_tokens, counter)
+            total = counter.count_messages(result) + job.tools_tokens
+            insurance = True
+        originals = {id(message) for message in job.original}
+        new = [message for message in result if id(message) not in originals]
+        inserted = sum(1 for message in new if is_summary_message(message))
+        removed = sum(
+            1 for m in new if role_of(m) == "tool" and m.get("content") == PLACEHOLDER
+        )
+        report = CompactionReport(
+            route=job.route,
+            strategy=strategy,
+            tokens_before=job.tokens_before,
+            tokens_after=total,
+            messages_dropped=len(job.original) - (len(result) - inserted),
+            tool_outputs_truncated=job.truncated,
+            failed=failed,
+            tool_outputs_removed=removed,
+            insurance_applied=insurance,
+        )
+        return Prepared(result, report, summary_request=request, continuation=pending)
+
+
+@dataclass(frozen=True)
+class _PendingSummary:
+    manager: ContextManager
+    job: _Job
+    plan: SummaryPlan
+
+    def finish(self, summary_text: str) -> Prepared:
+        if not summary_text or not summary_text.strip():
+            return self.fallback("the summary model returned an empty summary")
+        budget = self.job.budget - self.job.tools_tokens
+        try:
+            result = apply_summary(self.plan.kept, summary_text, budget, self.manager.counter)
+        except Exception as exc:
+            return self.fallback(f"{type(exc).__name__}: {exc}")
+        return self.manager._finalise(self.job, result, "summarise")
+
+    def fallback(self, error: str) -> Prepared:
+        return self.manager._compact(self.job, "drop_oldest_tools", f"summarise failed: {error}")
+
+
+def _unchanged(messages: Sequence[Message], exc: Exception) -> Prepared:
+    report = CompactionReport(
+        route=Route.COMPACT,
+        strategy=None,
+        tokens_before=0,
+        tokens_after=0,
+        messages_dropped=0,
+        tool_outputs_truncated=0,
+        failed=f"context preparation failed, request left unchanged: {type(exc).__name__}: {exc}",
+    )
+    return Prepared(messages=list(messages), report=report)

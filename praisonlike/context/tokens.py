@@ -1,0 +1,247 @@
+"""Token counting for OpenAI-style chat requests, with a per-message cache.
+
+Counts follow OpenAI's documented accounting for chat messages (3 tokens of
+framing per message, the role, the content, 1 extra for a ``name``, 3 for
+priming the reply) and add estimates for what that accounting does not cover:
+tool calls, tool schemas and image parts. For non-OpenAI models the tiktoken
+``cl100k_base`` count is an approximation; the router's ratios leave headroom.
+
+The cache is keyed on a message's *content* (its key/value pairs, recursively),
+never on object identity, so a message that is changed or rebuilt is recounted
+only if its content differs, and a count is never stale. Counting a list whose
+messages were all counted before encodes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from praisonlike.context.messages import Message
+
+if TYPE_CHECKING:
+    from tiktoken import Encoding
+
+MESSAGE_OVERHEAD = 3
+NAME_OVERHEAD = 1
+REPLY_PRIMING = 3
+TOOL_CALL_OVERHEAD = 3
+TOOLS_OVERHEAD = 12
+IMAGE_TOKENS_LOW = 85
+IMAGE_TOKENS_HIGH = 765
+
+_O200K_PREFIXES = ("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5")
+_O200K_FAMILIES = ("o1", "o3", "o4")
+_IMAGE_TYPES = frozenset({"image_url", "image", "input_image"})
+
+_encodings: dict[str, Encoding] = {}
+_encodings_lock = threading.Lock()
+
+
+def encoding_for_model(model: str) -> str:
+    """The tiktoken encoding used for ``model``: ``o200k_base`` or ``cl100k_base``.
+
+    A provider prefix (``openai/gpt-4o-mini``) and a fine-tune prefix
+    (``ft:gpt-4o:...``) are ignored.
+    """
+    name = model.strip().lower().rsplit("/", 1)[-1]
+    name = name.removeprefix("ft:")
+    if name.startswith(_O200K_PREFIXES):
+        return "o200k_base"
+    family = name.split("-", 1)[0]
+    return "o200k_base" if family in _O200K_FAMILIES else "cl100k_base"
+
+
+def load_encoding(name: str) -> Encoding:
+    """The tiktoken encoding ``name``, loaded once per process (thread-safe).
+
+    Works offline: the environment is pointed at the encodings bundled with
+    LiteLLM before tiktoken is imported.
+    """
+    encoding = _encodings.get(name)
+    if encoding is not None:
+        return encoding
+    with _encodings_lock:
+        encoding = _encodings.get(name)
+        if encoding is None:
+            from praisonlike.llm.backend import prepare_environment
+
+            prepare_environment()
+            import tiktoken
+
+            encoding = tiktoken.get_encoding(name)
+            _encodings[name] = encoding
+    return encoding
+
+
+@dataclass(frozen=True)
+class CounterStats:
+    """A snapshot of a :class:`TokenCounter`'s message cache."""
+
+    hits: int
+    misses: int
+    entries: int
+    cached_chars: int
+
+
+_DICT = object()
+
+
+def _freeze(value: Any) -> Hashable:
+    """A hashable, type-tagged copy of a JSON-like value; TypeError otherwise."""
+    kind = type(value)
+    if kind is str or value is None or kind in (int, float, bool):
+        return value
+    if kind is list or kind is tuple:
+        return tuple(_freeze(item) for item in value)
+    if isinstance(value, dict):
+        return (_DICT, *((key, _freeze(item)) for key, item in value.items()))
+    raise TypeError(f"cannot fingerprint {kind.__name__}")
+
+
+def _chars(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(_chars(item) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(_chars(item) for item in value)
+    return 0
+
+
+class TokenCounter:
+    """Counts the tokens of messages and tool schemas for one model.
+
+    The encoding is loaded on first use. Message counts are cached in a
+    thread-safe LRU bounded both by ``cache_size`` entries and by
+    ``cache_chars`` characters of cached text, so the cache holds on to at
+    most that much text after a history is cleared. A history longer than
+    ``cache_size`` messages is recounted on every call, so keep it larger
+    than the longest history you count.
+    """
+
+    def __init__(
+        self, model: str, *, cache_size: int = 100_000, cache_chars: int = 50_000_000
+    ) -> None:
+        self.model = model
+        self.encoding_name = encoding_for_model(model)
+        self._cache_size = cache_size
+        self._cache_chars = cache_chars
+        self._cache: OrderedDict[Hashable, tuple[int, int]] = OrderedDict()
+        self._cached_chars = 0
+        self._tools_cache: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.RLock()
+        self._hits = 0
+        self._misses = 0
+
+    @property
+    def stats(self) -> CounterStats:
+        with self._lock:
+            return CounterStats(self._hits, self._misses, len(self._cache), self._cached_chars)
+
+    def count_text(self, text: str) -> int:
+        """Tokens of a plain string (special tokens are counted as text)."""
+        if not text:
+            return 0
+        return len(load_encoding(self.encoding_name).encode_ordinary(text))
+
+    def count_message(self, message: Message) -> int:
+        """Tokens one message adds to a request (cached)."""
+        with self._lock:
+            return self._count_cached(message)
+
+    def count_messages(self, messages: Sequence[Message]) -> int:
+        """Tokens of a request's messages, including the reply priming."""
+        with self._lock:
+            return REPLY_PRIMING + sum(self._count_cached(message) for message in messages)
+
+    def count_tools(self, tools: Sequence[dict[str, Any]]) -> int:
+        """Tokens the tool schemas add to a request (0 for no tools; cached)."""
+        if not tools:
+            return 0
+        key = json.dumps(list(tools), sort_keys=True, separators=(",", ":"), default=str)
+        with self._lock:
+            cached = self._tools_cache.get(key)
+            if cached is not None:
+                self._tools_cache.move_to_end(key)
+                return cached
+        tokens = TOOLS_OVERHEAD + self.count_text(key)
+        with self._lock:
+            self._tools_cache[key] = tokens
+            while len(self._tools_cache) > 32:
+                self._tools_cache.popitem(last=False)
+        return tokens
+
+    def _count_cached(self, message: Message) -> int:
+        key: Hashable | None = tuple(message.items())
+        try:
+            entry = self._cache.get(key)
+        except TypeError:
+            try:
+                key = _freeze(message)
+            except TypeError:
+                key = None
+            entry = None if key is None else self._cache.get(key)
+        if entry is not None:
+            self._hits += 1
+            self._cache.move_to_end(key)
+            return entry[0]
+        self._misses += 1
+        tokens = self._count_uncached(message)
+        if key is not None:
+            self._remember(key, tokens, _chars(message))
+        return tokens
+
+    def _remember(self, key: Hashable, tokens: int, chars: int) -> None:
+        if chars > self._cache_chars:
+            return
+        self._cache[key] = (tokens, chars)
+        self._cached_chars += chars
+        while len(self._cache) > self._cache_size or self._cached_chars > self._cache_chars:
+            _, (_, evicted_chars) = self._cache.popitem(last=False)
+            self._cached_chars -= evicted_chars
+
+    def _count_uncached(self, message: Message) -> int:
+        tokens = MESSAGE_OVERHEAD + self.count_text(str(message.get("role") or ""))
+        tokens += self._count_content(message.get("content"))
+        name = message.get("name")
+        if isinstance(name, str) and name:
+            tokens += NAME_OVERHEAD + self.count_text(name)
+        for call in message.get("tool_calls") or ():
+            tokens += self._count_tool_call(call)
+        return tokens
+
+    def _count_content(self, content: Any) -> int:
+        if content is None:
+            return 0
+        if isinstance(content, str):
+            return self.count_text(content)
+        if isinstance(content, (list, tuple)):
+            return sum(self._count_part(part) for part in content)
+        return self.count_text(str(content))
+
+    def _count_part(self, part: Any) -> int:
+        if not isinstance(part, dict):
+            return self.count_text(str(part))
+        kind = part.get("type")
+        if kind == "text":
+            return self.count_text(str(part.get("text") or ""))
+        if kind in _IMAGE_TYPES:
+            image = part.get(kind)
+            detail = image.get("detail") if isinstance(image, dict) else part.get("detail")
+            return IMAGE_TOKENS_LOW if detail == "low" else IMAGE_TOKENS_HIGH
+        return self.count_text(json.dumps(part, default=str))
+
+    def _count_tool_call(self, call: Any) -> int:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict):
+            return TOOL_CALL_OVERHEAD + self.count_text(str(call))
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments, default=str)
+        name = str(function.get("name") or "")
+        return TOOL_CALL_OVERHEAD + self.count_text(name) + self.count_text(arguments)

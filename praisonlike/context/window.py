@@ -1,0 +1,66 @@
+"""The size of a model's context window."""
+
+from __future__ import annotations
+
+import functools
+import threading
+import warnings
+
+from praisonlike.context.config import ContextConfig
+
+DEFAULT_CONTEXT_WINDOW = 8192
+
+_warned: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+class ContextWindowUnknownWarning(UserWarning):
+    """The model's context window is unknown; a default is used."""
+
+
+def context_window(model: str, config: ContextConfig) -> int:
+    """The model's context window in tokens (input and output together).
+
+    ``config.max_context_tokens`` when set; else the ``max_input_tokens`` of
+    LiteLLM's local model map (looked up with and without provider prefixes);
+    else :data:`DEFAULT_CONTEXT_WINDOW`, with one
+    :class:`ContextWindowUnknownWarning` per model per process.
+    """
+    if config.max_context_tokens is not None:
+        return config.max_context_tokens
+    size = known_context_window(model)
+    if size is not None:
+        return size
+    with _warned_lock:
+        first = model not in _warned
+        _warned.add(model)
+    if first:
+        warnings.warn(
+            f"context window of model {model!r} is unknown; assuming {DEFAULT_CONTEXT_WINDOW} "
+            "tokens (set ContextConfig.max_context_tokens to override)",
+            ContextWindowUnknownWarning,
+            stacklevel=2,
+        )
+    return DEFAULT_CONTEXT_WINDOW
+
+
+def _candidates(model: str) -> list[str]:
+    parts = model.split("/")
+    return ["/".join(parts[i:]) for i in range(len(parts)) if parts[i]]
+
+
+@functools.lru_cache(maxsize=256)
+def known_context_window(model: str) -> int | None:
+    """The window LiteLLM's local model map gives for ``model``, or None."""
+    from praisonlike.llm.backend import load_litellm
+
+    litellm = load_litellm()
+    for candidate in _candidates(model):
+        try:
+            info = litellm.get_model_info(candidate)
+        except Exception:  # LiteLLM raises a bare Exception for unmapped models
+            continue
+        size = info.get("max_input_tokens") or info.get("max_tokens")
+        if isinstance(size, int) and size > 0:
+            return size
+    return None

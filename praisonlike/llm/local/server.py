@@ -1,0 +1,232 @@
+"""Serve a local GGUF model over an OpenAI-compatible HTTP API on the loopback.
+
+The server is llama.cpp embedded through ``xllamacpp`` and runs inside this
+process (its own threads). LiteLLM reaches it as an ``openai/<alias>`` model at
+``http://127.0.0.1:<port>/v1``. Sampling settings such as temperature are sent
+per request by the caller; the server only serves.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from praisonlike.errors import PraisonlikeError
+from praisonlike.llm.local.model_file import (
+    DEFAULT_LOCAL_MODEL,
+    INSTALL_HINT,
+    LOCAL_MODELS,
+    ModelFileError,
+    ensure_model_file,
+    get_spec,
+    parts_installed,
+)
+
+LOCAL_PREFIX = "local"
+DEFAULT_THREADS = 2
+DEFAULT_CONTEXT = 4096
+DEFAULT_STARTUP_TIMEOUT = 120.0
+_LOOPBACK = "127.0.0.1"
+_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+class LocalServerError(PraisonlikeError):
+    """The local model server could not be started or did not become ready."""
+
+
+def is_local_available(name: str = DEFAULT_LOCAL_MODEL) -> bool:
+    """True when ``xllamacpp`` and the parts of local model ``name`` are installed.
+
+    Only looks the modules up (``importlib.util.find_spec``); imports nothing heavy.
+    """
+    spec = LOCAL_MODELS.get(name)
+    if spec is None:
+        return False
+    try:
+        found = importlib.util.find_spec("xllamacpp")
+    except (ImportError, ValueError):
+        return False
+    return found is not None and parts_installed(spec)
+
+
+class LocalModelServer:
+    """One llama.cpp server for one GGUF file, on ``127.0.0.1`` and a free port.
+
+    :meth:`start` loads the model and returns once the server answers its
+    health check; :meth:`stop` shuts it down (idempotent). The OpenAI-style
+    base URL is :attr:`url` (``http://127.0.0.1:<port>/v1``).
+    """
+
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        alias: str | None = None,
+        n_threads: int = DEFAULT_THREADS,
+        n_ctx: int = DEFAULT_CONTEXT,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        verbose: bool = False,
+    ) -> None:
+        self.model_path = Path(model_path)
+        self.alias = alias or self.model_path.stem
+        self.n_threads = n_threads
+        self.n_ctx = n_ctx
+        self.startup_timeout = startup_timeout
+        self.verbose = verbose
+        self._server: Any = None
+        self._address: str | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    @property
+    def url(self) -> str:
+        """The ``/v1`` base URL; :class:`LocalServerError` when not started."""
+        if self._address is None:
+            raise LocalServerError("the local model server is not running; call start() first")
+        return f"{self._address}/v1"
+
+    def start(self) -> None:
+        """Load the model and wait until the server is ready (idempotent).
+
+        Raises :class:`LocalServerError` when ``xllamacpp`` is missing, the model
+        cannot be loaded, or the server is not ready within ``startup_timeout``.
+        """
+        with self._lock:
+            if self._server is not None:
+                return
+            xllamacpp = _import_xllamacpp()
+            params = xllamacpp.CommonParams()
+            params.model.path = str(self.model_path)
+            params.model_alias = {self.alias}
+            params.hostnames = [_LOOPBACK]
+            params.port = 0
+            params.n_ctx = self.n_ctx
+            params.n_parallel = 1
+            params.cpuparams.n_threads = self.n_threads
+            params.cpuparams_batch.n_threads = self.n_threads
+            params.use_jinja = True
+            params.verbosity = 3 if self.verbose else 1
+            try:
+                server = xllamacpp.Server(params)
+            except Exception as exc:
+                raise LocalServerError(
+                    f"could not load local model {self.model_path}: {exc}"
+                ) from exc
+            address = str(server.listening_address).rstrip("/")
+            try:
+                _wait_ready(address, self.startup_timeout)
+            except LocalServerError:
+                del server
+                raise
+            self._server, self._address = server, address
+
+    def stop(self) -> None:
+        """Shut the server down and free the model (idempotent)."""
+        with self._lock:
+            self._server = None
+            self._address = None
+
+    def __enter__(self) -> LocalModelServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _import_xllamacpp() -> Any:
+    try:
+        import xllamacpp
+    except ImportError as exc:
+        raise LocalServerError(
+            f"the local model server needs xllamacpp; install it with: {INSTALL_HINT}"
+        ) from exc
+    return xllamacpp
+
+
+def _wait_ready(address: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    last_error = "no answer"
+    while True:
+        try:
+            with _NO_PROXY.open(f"{address}/health", timeout=5) as response:
+                body = json.loads(response.read() or b"{}")
+                if response.status == 200 and body.get("status", "ok") == "ok":
+                    return
+                last_error = f"status {response.status}: {body}"
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            last_error = str(exc)
+        if time.monotonic() >= deadline:
+            raise LocalServerError(
+                f"local model server at {address} not ready after {timeout:.0f}s ({last_error})"
+            )
+        time.sleep(0.1)
+
+
+_servers: dict[str, LocalModelServer] = {}
+_servers_lock = threading.Lock()
+
+
+def resolve_local_model(model: str) -> tuple[str, Path, int]:
+    """``(alias, GGUF path, context size)`` for a ``local`` model string.
+
+    Accepts ``"local"`` (the default model), ``"local/<name>"`` for a name in
+    :data:`LOCAL_MODELS`, and ``"local/<path to a .gguf file>"``. Raises
+    :class:`ModelFileError` for anything else or a missing/mismatching file.
+    """
+    if model == LOCAL_PREFIX:
+        rest = DEFAULT_LOCAL_MODEL
+    elif model.startswith(f"{LOCAL_PREFIX}/"):
+        rest = model[len(LOCAL_PREFIX) + 1 :]
+    else:
+        raise ModelFileError(f"{model!r} is not a local model (expected 'local/<name>')")
+    if rest in LOCAL_MODELS:
+        spec = get_spec(rest)
+        return spec.name, ensure_model_file(spec), spec.context_window
+    if rest.endswith(".gguf"):
+        path = Path(rest).expanduser()
+        if not path.is_file():
+            raise ModelFileError(f"local model file {path} does not exist")
+        return path.stem, path.resolve(), DEFAULT_CONTEXT
+    known = ", ".join(f"local/{name}" for name in sorted(LOCAL_MODELS))
+    raise ModelFileError(f"unknown local model {model!r}; use {known} or local/<path>.gguf")
+
+
+def local_endpoint(model: str) -> tuple[str, str]:
+    """``(litellm_model, api_base)`` for a ``local`` model, starting its server once.
+
+    E.g. ``("openai/qwen2.5-coder-0.5b", "http://127.0.0.1:PORT/v1")``. One
+    server per model per process, started on first use (thread-safe) and
+    stopped at interpreter exit.
+    """
+    alias, path, n_ctx = resolve_local_model(model)
+    key = str(path)
+    with _servers_lock:
+        server = _servers.get(key)
+        if server is None:
+            server = LocalModelServer(path, alias=alias, n_ctx=n_ctx)
+            server.start()
+            _servers[key] = server
+    return f"openai/{server.alias}", server.url
+
+
+def stop_local_servers() -> None:
+    """Stop every server :func:`local_endpoint` started."""
+    with _servers_lock:
+        servers = list(_servers.values())
+        _servers.clear()
+    for server in servers:
+        server.stop()
+
+
+atexit.register(stop_local_servers)

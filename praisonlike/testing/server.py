@@ -1,0 +1,481 @@
+"""LocalLLMServer: an OpenAI-compatible HTTP server that plays a script.
+
+The server runs an asyncio loop on its own daemon thread, so it serves a
+synchronous test, an async test and a thread pool alike. Each
+chat-completions request consumes the next scripted response (FIFO); every
+request is recorded for later assertions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+from praisonlike.errors import ConfigurationError
+from praisonlike.testing.payloads import Answer, ChunkFactory, error_json, usage_for
+from praisonlike.testing.script import (
+    DEFAULT_CHUNK_SIZE,
+    Delay,
+    DropConnection,
+    Fault,
+    MalformedBody,
+    RecordedRequest,
+    Response,
+    Text,
+    ToolCalls,
+)
+from praisonlike.testing.wire import (
+    END_OF_CHUNKS,
+    BadHttpRequest,
+    HttpRequest,
+    json_response,
+    raw_response,
+    read_request,
+    sse_event,
+    sse_raw_event,
+    stream_head,
+)
+
+HOST = "127.0.0.1"
+BACKLOG = 2048
+CHAT_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
+MODELS_PATHS = frozenset({"/v1/models", "/models"})
+EXHAUSTED_MESSAGE = "LocalLLMServer: script exhausted"
+MAX_RESOLUTIONS = 64
+_BROKEN_JSON = b'{"id": "chatcmpl-broken", "choices": [{"index": 0, "delta": {"content": '
+_PLAYABLE = (Text, ToolCalls, Fault, DropConnection, MalformedBody)
+
+
+def _server_fault(message: str) -> Fault:
+    return Fault(500, message, type="server_error")
+
+
+class LocalLLMServer:
+    """An OpenAI-compatible chat-completions server on 127.0.0.1 at a free port.
+
+    ``script`` responses are served in order, one per chat-completions
+    request. When the script is exhausted the server answers with
+    ``default`` (a response or a callable) if one is set, else with a 500
+    ``"LocalLLMServer: script exhausted"`` error, which is also appended to
+    :attr:`errors`. ``models`` are the names ``GET /v1/models`` lists, along
+    with every model requested so far. ``max_recorded`` bounds
+    :attr:`requests` to the most recent requests (for soak tests);
+    :attr:`request_count` still counts all of them.
+
+    All methods and properties are thread-safe. Response callables run on the
+    server's event loop: they must not block (use :class:`Delay` to wait).
+    """
+
+    def __init__(
+        self,
+        script: Iterable[Response] | None = None,
+        *,
+        default: Response | None = None,
+        models: Sequence[str] = ("test-model",),
+        max_recorded: int | None = None,
+    ) -> None:
+        if max_recorded is not None and max_recorded < 0:
+            raise ConfigurationError("max_recorded cannot be negative")
+        self._lock = threading.Lock()
+        self._script: deque[Response] = deque(script or ())
+        self._default = default
+        self._configured_models = tuple(models)
+        self._models = list(dict.fromkeys(models))
+        self._requests: deque[RecordedRequest] = deque(maxlen=max_recorded)
+        self._request_count = 0
+        self._prompt_tokens = 0
+        self._completion_tokens = 0
+        self._errors: list[str] = []
+        self._ids: dict[str, int] = {}
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.Server | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+        self._port: int | None = None
+        self._startup_error: BaseException | None = None
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    def start(self) -> LocalLLMServer:
+        """Bind a free port and start serving; returns ``self`` once it accepts connections."""
+        if self._thread is not None:
+            raise ConfigurationError("LocalLLMServer is already running")
+        ready = threading.Event()
+        self._startup_error = None
+        thread = threading.Thread(
+            target=self._run, args=(ready,), name="LocalLLMServer", daemon=True
+        )
+        thread.start()
+        ready.wait()
+        if self._startup_error is not None:
+            thread.join()
+            raise ConfigurationError(
+                f"LocalLLMServer could not start: {self._startup_error}"
+            ) from self._startup_error
+        self._thread = thread
+        return self
+
+    def stop(self) -> None:
+        """Close every connection, stop the loop and join its thread. Idempotent."""
+        thread, loop = self._thread, self._loop
+        if thread is None or loop is None:
+            return
+        if threading.current_thread() is thread:
+            raise ConfigurationError("LocalLLMServer.stop() cannot run on the server's own thread")
+        asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        self._thread = self._loop = self._server = None
+        self._port = None
+
+    def __enter__(self) -> LocalLLMServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
+
+    @property
+    def port(self) -> int:
+        """The bound port; raises :class:`ConfigurationError` before :meth:`start`."""
+        if self._port is None:
+            raise ConfigurationError("LocalLLMServer is not running; call start() first")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """The OpenAI base URL, ``http://127.0.0.1:<port>/v1``."""
+        return f"http://{HOST}:{self.port}/v1"
+
+    def llm_config(self, model: str = "test-model") -> dict[str, str]:
+        """The ``llm=`` dict an agent accepts to talk to this server through LiteLLM."""
+        return {"model": f"openai/{model}", "api_base": self.url, "api_key": "sk-test"}
+
+    # -- script and recording --------------------------------------------------------
+
+    def add(self, *responses: Response) -> None:
+        """Append responses to the end of the script."""
+        self.extend(responses)
+
+    def extend(self, responses: Iterable[Response]) -> None:
+        """Append every response of ``responses`` to the end of the script."""
+        items = list(responses)
+        with self._lock:
+            self._script.extend(items)
+
+    @property
+    def default(self) -> Response | None:
+        """What is served once the script is exhausted (None: a 500 error)."""
+        with self._lock:
+            return self._default
+
+    @default.setter
+    def default(self, response: Response | None) -> None:
+        with self._lock:
+            self._default = response
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted responses have not been served yet."""
+        with self._lock:
+            return len(self._script)
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """The chat-completions requests received, oldest first (a copy)."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def request_count(self) -> int:
+        """How many chat-completions requests were received since start or reset."""
+        with self._lock:
+            return self._request_count
+
+    @property
+    def tokens_served(self) -> tuple[int, int]:
+        """``(prompt, completion)`` totals over every usage the server actually sent."""
+        with self._lock:
+            return self._prompt_tokens, self._completion_tokens
+
+    @property
+    def errors(self) -> list[str]:
+        """Server-side problems (script exhausted, a response callable raised, ...)."""
+        with self._lock:
+            return list(self._errors)
+
+    @property
+    def models(self) -> list[str]:
+        """The configured model names, then every other model requested, in order."""
+        with self._lock:
+            return list(self._models)
+
+    def reset(self) -> None:
+        """Clear the script, the recorded requests, the errors and the token totals."""
+        with self._lock:
+            self._script.clear()
+            self._requests.clear()
+            self._request_count = 0
+            self._prompt_tokens = self._completion_tokens = 0
+            self._errors.clear()
+            self._models = list(dict.fromkeys(self._configured_models))
+
+    def _record(self, request: RecordedRequest) -> Response:
+        with self._lock:
+            self._requests.append(request)
+            self._request_count += 1
+            if request.model and request.model not in self._models:
+                self._models.append(request.model)
+            if self._script:
+                return self._script.popleft()
+            if self._default is not None:
+                return self._default
+            self._errors.append(EXHAUSTED_MESSAGE)
+        return _server_fault(EXHAUSTED_MESSAGE)
+
+    def _error(self, message: str) -> Fault:
+        with self._lock:
+            self._errors.append(message)
+        return _server_fault(message)
+
+    def _next_id(self, prefix: str) -> str:
+        with self._lock:
+            self._ids[prefix] = number = self._ids.get(prefix, 0) + 1
+            return f"{prefix}{number}"
+
+    def _count_tokens(self, prompt: int, completion: int) -> None:
+        with self._lock:
+            self._prompt_tokens += prompt
+            self._completion_tokens += completion
+
+    # -- event loop ------------------------------------------------------------------
+
+    def _run(self, ready: threading.Event) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        try:
+            server = loop.run_until_complete(
+                asyncio.start_server(self._handle, HOST, 0, backlog=BACKLOG)
+            )
+        except BaseException as exc:
+            self._startup_error = exc
+            loop.close()
+            ready.set()
+            return
+        self._loop, self._server = loop, server
+        self._port = server.sockets[0].getsockname()[1]
+        ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    async def _shutdown(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        tasks = list(self._connections)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._server is not None:
+            await self._server.wait_closed()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._connections.add(task)
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            while True:
+                request = await read_request(reader, writer)
+                if request is None or not await self._respond(request, writer):
+                    break
+        except BadHttpRequest as exc:
+            fault = Fault.bad_request(f"LocalLLMServer: {exc}")
+            writer.write(json_response(400, error_json(fault), keep_alive=False))
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        except asyncio.CancelledError:
+            writer.transport.abort()
+        except Exception as exc:
+            self._error(f"LocalLLMServer: internal error {type(exc).__name__}: {exc}")
+        finally:
+            if task is not None:
+                self._connections.discard(task)
+            writer.close()
+
+    async def _respond(self, request: HttpRequest, writer: asyncio.StreamWriter) -> bool:
+        """Answer one request; False when the connection must be closed afterwards."""
+        if request.method == "POST" and request.path in CHAT_PATHS:
+            return await self._chat(request, writer)
+        if request.method == "GET" and request.path in MODELS_PATHS:
+            listing = {
+                "object": "list",
+                "data": [
+                    {"id": name, "object": "model", "created": 0, "owned_by": "praisonlike"}
+                    for name in self.models
+                ],
+            }
+            writer.write(json_response(200, listing, keep_alive=request.keep_alive))
+        else:
+            fault = Fault(
+                404,
+                f"LocalLLMServer: no route for {request.method} {request.path}",
+                type="invalid_request_error",
+                code="not_found",
+            )
+            writer.write(json_response(404, error_json(fault), keep_alive=request.keep_alive))
+        await writer.drain()
+        return request.keep_alive
+
+    async def _chat(self, request: HttpRequest, writer: asyncio.StreamWriter) -> bool:
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            with self._lock:
+                self._errors.append("LocalLLMServer: request body is not a JSON object")
+            fault = Fault.bad_request("LocalLLMServer: request body is not a JSON object")
+            writer.write(json_response(400, error_json(fault), keep_alive=request.keep_alive))
+            await writer.drain()
+            return request.keep_alive
+        recorded = RecordedRequest(request.path, request.headers, body, time.monotonic())
+        response = await self._resolve(self._record(recorded), recorded)
+        return await self._play(response, recorded, writer, request.keep_alive)
+
+    async def _resolve(self, response: Response, request: RecordedRequest) -> Response:
+        """Sleep through delays and call callables until a playable response remains."""
+        for _ in range(MAX_RESOLUTIONS):
+            if isinstance(response, Delay):
+                await asyncio.sleep(response.seconds)
+                response = response.then
+            elif isinstance(response, _PLAYABLE):
+                return response
+            elif callable(response):
+                try:
+                    response = response(request)
+                except Exception as exc:
+                    return self._error(
+                        f"LocalLLMServer: response callable raised {type(exc).__name__}: {exc}"
+                    )
+            else:
+                return self._error(f"LocalLLMServer: {type(response).__name__} is not a response")
+        return self._error(f"LocalLLMServer: response did not resolve in {MAX_RESOLUTIONS} steps")
+
+    async def _play(
+        self,
+        response: Response,
+        request: RecordedRequest,
+        writer: asyncio.StreamWriter,
+        keep_alive: bool,
+    ) -> bool:
+        if isinstance(response, Fault):
+            headers = {}
+            if response.retry_after is not None:
+                headers["Retry-After"] = _seconds(response.retry_after)
+            writer.write(
+                json_response(
+                    response.status,
+                    error_json(response),
+                    keep_alive=keep_alive,
+                    extra_headers=headers,
+                )
+            )
+        elif isinstance(response, MalformedBody):
+            if request.stream:
+                writer.write(
+                    stream_head(keep_alive=keep_alive)
+                    + sse_raw_event(_BROKEN_JSON)
+                    + sse_raw_event(b"[DONE]")
+                    + END_OF_CHUNKS
+                )
+            else:
+                writer.write(raw_response(200, _BROKEN_JSON, keep_alive=keep_alive))
+        elif isinstance(response, DropConnection):
+            if request.stream:
+                await self._write_partial_stream(response, request, writer)
+            return False
+        elif isinstance(response, Text | ToolCalls):
+            await self._write_answer(response, request, writer, keep_alive)
+            return keep_alive
+        await writer.drain()
+        return keep_alive
+
+    def _factory(self, request: RecordedRequest) -> ChunkFactory:
+        return ChunkFactory(
+            self._next_id("chatcmpl-"),
+            request.model or "test-model",
+            lambda: self._next_id("call_"),
+        )
+
+    async def _write_partial_stream(
+        self, drop: DropConnection, request: RecordedRequest, writer: asyncio.StreamWriter
+    ) -> None:
+        factory = self._factory(request)
+        deltas = list(factory.content_deltas(drop.then_content, DEFAULT_CHUNK_SIZE))
+        pieces = [stream_head(keep_alive=False)]
+        pieces.extend(sse_event(factory.chunk(delta)) for delta in deltas[: 1 + drop.after_chunks])
+        writer.write(b"".join(pieces))
+        await writer.drain()
+
+    async def _write_answer(
+        self,
+        answer: Answer,
+        request: RecordedRequest,
+        writer: asyncio.StreamWriter,
+        keep_alive: bool,
+    ) -> None:
+        usage = usage_for(answer, request.body)
+        factory = self._factory(request)
+        if not request.stream:
+            payload = factory.completion(answer, usage)
+            writer.write(json_response(200, payload, keep_alive=keep_alive))
+            await writer.drain()
+            self._count_tokens(usage.prompt_tokens, usage.completion_tokens)
+            return
+        include_usage = _wants_usage(request.body)
+        events = [sse_event(c) for c in factory.stream(answer, usage, include_usage=include_usage)]
+        events.append(sse_raw_event(b"[DONE]") + END_OF_CHUNKS)
+        delay = answer.chunk_delay if isinstance(answer, Text) else 0.0
+        if delay:
+            writer.write(stream_head(keep_alive=keep_alive) + events[0])
+            for event in events[1:]:
+                await writer.drain()
+                await asyncio.sleep(delay)
+                writer.write(event)
+        else:
+            writer.write(stream_head(keep_alive=keep_alive) + b"".join(events))
+        await writer.drain()
+        if include_usage:
+            self._count_tokens(usage.prompt_tokens, usage.completion_tokens)
+
+
+def _seconds(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _wants_usage(body: Mapping[str, Any]) -> bool:
+    options = body.get("stream_options")
+    return isinstance(options, dict) and options.get("include_usage") is True
+
+
+__all__ = ["EXHAUSTED_MESSAGE", "LocalLLMServer"]

@@ -1,0 +1,358 @@
+"""Turning a Python signature into a tool's JSON schema and argument validator.
+
+A pydantic model is built from the parameters (their annotations, defaults and
+docstring descriptions); its JSON schema, with pydantic's redundant titles
+removed, is what the model sees, and validating against it produces the
+keyword arguments the function is called with.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic.fields import FieldInfo
+
+from praisonlike.errors import ConfigurationError, ToolError
+from praisonlike.tools.arguments import argument_problems_error
+from praisonlike.tools.run_context import RunContext, is_run_context_annotation
+
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_RUN_CONTEXT_TEXT = re.compile(r"^\s*(?:[\w.]+\.)?RunContext\b")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_VALUES = ("items", "additionalProperties", "not")
+
+
+def check_tool_name(name: Any) -> str:
+    """Return ``name`` if providers accept it as a function name (``[A-Za-z0-9_-]{1,64}``).
+
+    Raises:
+        ConfigurationError: naming the bad name.
+    """
+    if not isinstance(name, str) or not _TOOL_NAME.match(name):
+        raise ConfigurationError(
+            f"invalid tool name {name!r}: use 1-64 letters, digits, '_' or '-' "
+            "(pass name=... to choose one)"
+        )
+    return name
+
+
+def unwrap_callable(func: Any) -> Any:
+    """The function whose name, docstring and annotations describe ``func``.
+
+    Looks through ``functools.partial``, bound methods and callable instances.
+    """
+    while isinstance(func, functools.partial):
+        func = func.func
+    if inspect.ismethod(func):
+        return func.__func__
+    if inspect.isfunction(func) or inspect.isbuiltin(func):
+        return func
+    call = type(func).__call__ if callable(func) else None
+    return call if inspect.isfunction(call) else func
+
+
+@dataclass(frozen=True)
+class _Parameter:
+    name: str
+    field: str
+    null_means_default: bool
+    always_pass: bool
+
+
+class ArgumentSchema:
+    """The arguments of one function as a tool sees them.
+
+    ``parameters`` is the JSON schema offered to the model (an object schema
+    with ``properties``, ``required`` and, when needed, ``$defs``).
+    ``context_parameter`` is the name of the ``RunContext`` parameter, if any.
+    """
+
+    def __init__(
+        self,
+        tool_name: str,
+        model: type[BaseModel],
+        parameters: list[_Parameter],
+        context_parameter: str | None,
+        positional_only: list[tuple[str, Any]],
+    ) -> None:
+        self.tool_name = tool_name
+        self.model = model
+        self.context_parameter = context_parameter
+        self._parameters = parameters
+        self._by_name = {parameter.name: parameter for parameter in parameters}
+        self._positional_only = positional_only
+        self.parameters = _clean_schema(model.model_json_schema())
+
+    @property
+    def names(self) -> list[str]:
+        """The exposed parameter names, in signature order."""
+        return [parameter.name for parameter in self._parameters]
+
+    def validate(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """Validate parsed arguments; return the keyword arguments to call with.
+
+        Arguments the model left out are left out here too, so the function's
+        own defaults apply. An explicit ``null`` for a parameter that has a
+        default but does not accept ``None`` counts as left out.
+
+        Raises:
+            ToolArgumentError: listing every problem with its location.
+        """
+        cleaned = {
+            key: value
+            for key, value in data.items()
+            if not (
+                value is None and key in self._by_name and self._by_name[key].null_means_default
+            )
+        }
+        try:
+            instance = self.model.model_validate(cleaned)
+        except ValidationError as exc:
+            errors = exc.errors(include_url=False, include_context=False)
+            raise argument_problems_error(self.tool_name, errors, self.names) from None
+        provided = instance.model_fields_set
+        return {
+            parameter.name: getattr(instance, parameter.field)
+            for parameter in self._parameters
+            if parameter.field in provided or parameter.always_pass
+        }
+
+    def call(self, func: Any, arguments: Mapping[str, Any], context: RunContext | None) -> Any:
+        """Call ``func`` with validated ``arguments``, injecting ``context`` if it asks for one.
+
+        Raises:
+            ToolError: the function takes a ``RunContext`` and ``context`` is ``None``.
+        """
+        values = dict(arguments)
+        if self.context_parameter is not None:
+            if context is None:
+                raise ToolError(
+                    f"tool '{self.tool_name}' takes a RunContext but none was given",
+                    tool_name=self.tool_name,
+                )
+            values[self.context_parameter] = context
+        positional = [
+            values.pop(name) if name in values else default
+            for name, default in self._positional_only
+        ]
+        return func(*positional, **values)
+
+
+def build_argument_schema(
+    func: Any,
+    *,
+    tool_name: str,
+    descriptions: Mapping[str, str],
+    local_names: Mapping[str, Any] | None = None,
+) -> ArgumentSchema:
+    """Inspect ``func`` and build its :class:`ArgumentSchema`.
+
+    ``*args``/``**kwargs`` and keywords already bound by a ``functools.partial``
+    are not exposed; the ``RunContext`` parameter is excluded from the schema.
+    String annotations are evaluated in the function's module, its closure and
+    ``local_names`` (see :func:`caller_local_names`).
+
+    Raises:
+        ConfigurationError: the signature cannot be read, an annotation cannot be
+            resolved, or a type has no JSON schema.
+    """
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError) as exc:
+        raise ConfigurationError(f"cannot read the signature of tool '{tool_name}': {exc}") from exc
+    bound = set(func.keywords) if isinstance(func, functools.partial) else set()
+    target = unwrap_callable(func)
+    namespace = {**(local_names or {}), **_closure(target)}
+    context_parameter: str | None = None
+    parameters: list[_Parameter] = []
+    fields: dict[str, Any] = {}
+    positional_only: list[tuple[str, Any]] = []
+    for parameter in signature.parameters.values():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        if parameter.name in bound:
+            continue
+        if parameter.kind is parameter.POSITIONAL_ONLY:
+            positional_only.append((parameter.name, parameter.default))
+        annotation = _resolve(target, parameter, tool_name, namespace)
+        if annotation is RunContext:
+            if context_parameter is not None:
+                raise ConfigurationError(
+                    f"tool '{tool_name}' declares more than one RunContext parameter"
+                )
+            context_parameter = parameter.name
+            continue
+        field_name = f"arg_{len(parameters)}"
+        fields[field_name] = _field(annotation, parameter, descriptions.get(parameter.name))
+        parameters.append(
+            _Parameter(
+                name=parameter.name,
+                field=field_name,
+                null_means_default=parameter.default is not parameter.empty
+                and not _admits_none(annotation),
+                always_pass=isinstance(parameter.default, FieldInfo),
+            )
+        )
+    try:
+        model = create_model(tool_name, __config__=ConfigDict(extra="forbid"), **fields)
+        return ArgumentSchema(tool_name, model, parameters, context_parameter, positional_only)
+    except Exception as exc:
+        raise ConfigurationError(
+            f"cannot build the argument schema of tool '{tool_name}': {exc}"
+        ) from exc
+
+
+def _resolve(
+    target: Any, parameter: inspect.Parameter, tool_name: str, namespace: dict[str, Any]
+) -> Any:
+    """The parameter's annotation as an object (``Any`` if absent); ``RunContext`` for one."""
+    annotation = parameter.annotation
+    if annotation is parameter.empty:
+        return Any
+    if isinstance(annotation, str):
+        try:
+            annotation = eval(annotation, getattr(target, "__globals__", {}), namespace)
+        except Exception as exc:
+            if _RUN_CONTEXT_TEXT.match(annotation):
+                return RunContext
+            raise ConfigurationError(
+                f"cannot resolve the annotation {parameter.annotation!r} of parameter "
+                f"'{parameter.name}' of tool '{tool_name}': {exc}"
+            ) from exc
+    return RunContext if is_run_context_annotation(annotation) else annotation
+
+
+def caller_local_names(func: Any) -> dict[str, Any]:
+    """The local variables that string annotations of a nested ``func`` may refer to.
+
+    With ``from __future__ import annotations`` a tool defined inside a function
+    can name classes local to that function, which its module cannot resolve.
+    They are taken from the first calling frame outside praisonlike, keeping only
+    names that occur in the annotations. Empty for module-level functions.
+    """
+    target = unwrap_callable(func)
+    annotations = getattr(target, "__annotations__", None) or {}
+    text = " ".join(value for value in annotations.values() if isinstance(value, str))
+    if not text or "<locals>" not in getattr(target, "__qualname__", ""):
+        return {}
+    wanted = set(_IDENTIFIER.findall(text))
+    frame = inspect.currentframe()
+    while frame is not None and _is_praisonlike_frame(frame):
+        frame = frame.f_back
+    if frame is None:
+        return {}
+    return {name: value for name, value in frame.f_locals.items() if name in wanted}
+
+
+def _is_praisonlike_frame(frame: types.FrameType) -> bool:
+    return str(frame.f_globals.get("__name__", "")).startswith("praisonlike.")
+
+
+def _closure(target: Any) -> dict[str, Any]:
+    try:
+        return dict(inspect.getclosurevars(target).nonlocals)
+    except (TypeError, ValueError):
+        return {}
+
+
+def _field(annotation: Any, parameter: inspect.Parameter, doc: str | None) -> tuple[Any, Any]:
+    default = parameter.default
+    explicit: list[FieldInfo] = [default] if isinstance(default, FieldInfo) else []
+    if get_origin(annotation) is Annotated:
+        explicit += [item for item in get_args(annotation)[1:] if isinstance(item, FieldInfo)]
+    options: dict[str, Any] = {"alias": parameter.name}
+    if doc and not any(info.description for info in explicit):
+        options["description"] = doc
+    if isinstance(default, FieldInfo):
+        return Annotated[annotation, default], Field(**options)
+    if default is parameter.empty:
+        return annotation, Field(**options)
+    return annotation, Field(default, **options)
+
+
+def _admits_none(annotation: Any) -> bool:
+    if annotation is Any or annotation is None or annotation is type(None):
+        return True
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _admits_none(get_args(annotation)[0])
+    if origin is Union or origin is types.UnionType:
+        return any(_admits_none(arg) for arg in get_args(annotation))
+    return False
+
+
+def _auto_title(name: str) -> str:
+    return name.title().replace("_", " ")
+
+
+def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Drop generated titles and put the top level in the order providers document."""
+    _strip_titles(schema)
+    defs = schema.get("$defs")
+    if isinstance(defs, dict):
+        for key, definition in defs.items():
+            _strip_titles(definition)
+            if isinstance(definition, dict) and definition.get("title") == key:
+                del definition["title"]
+    cleaned: dict[str, Any] = {
+        "type": "object",
+        "properties": schema.get("properties", {}),
+        "required": schema.get("required", []),
+    }
+    for key, value in schema.items():
+        if key not in ("type", "properties", "required", "title"):
+            cleaned[key] = value
+    return cleaned
+
+
+def _strip_titles(schema: Any) -> None:
+    if not isinstance(schema, dict):
+        return
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        for name, prop in properties.items():
+            if isinstance(prop, dict) and prop.get("title") == _auto_title(name):
+                del prop["title"]
+            _strip_titles(prop)
+    for key in _SCHEMA_LISTS:
+        items = schema.get(key)
+        if isinstance(items, list):
+            for item in items:
+                _strip_titles(item)
+    for key in _SCHEMA_VALUES:
+        _strip_titles(schema.get(key))
+
+
+def is_async_callable(func: Any) -> bool:
+    """True for ``async def`` functions, including through partials, bound methods
+    and instances whose ``__call__`` is ``async``."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    if inspect.iscoroutinefunction(func):
+        return True
+    if inspect.isroutine(func) or not callable(func):
+        return False
+    return inspect.iscoroutinefunction(type(func).__call__)
+
+
+def check_timeout(timeout: float | None) -> float | None:
+    """Return ``timeout`` if it is ``None`` or a positive number of seconds.
+
+    Raises:
+        ConfigurationError: for zero, negative or non-numeric values.
+    """
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise ConfigurationError(
+            f"tool timeout must be a positive number of seconds, got {timeout!r}"
+        )
+    return float(timeout)
