@@ -31,7 +31,11 @@ class RunStarted(_Event):
 
 
 class LLMRequest(_Event):
-    """A model call is about to be sent (after budgeting and hooks)."""
+    """A model call is about to be sent (after budgeting and hooks).
+
+    ``messages`` is exactly what is sent; it is left out of ``repr`` and of
+    serialisation (it can be large), but the session store records it.
+    """
 
     type: Literal["llm_request"] = "llm_request"
     iteration: int
@@ -39,6 +43,7 @@ class LLMRequest(_Event):
     message_count: int
     tool_names: list[str] = Field(default_factory=list)
     purpose: str = "answer"
+    messages: list[dict[str, Any]] = Field(default_factory=list, exclude=True, repr=False)
 
 
 class TextDelta(_Event):

@@ -7,13 +7,19 @@ configuration; nothing is imported, connected or read until the first turn.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from praisonlike.agent.chat import ChatMixin
 from praisonlike.agent.context import ContextMixin
+from praisonlike.agent.memory import MemoryConfig, MemoryMixin, memory_config
+from praisonlike.agent.observers import Observer, ObserversMixin
 from praisonlike.agent.prompt import PromptMixin
+from praisonlike.agent.skills import SkillMixin, skill_folders
+from praisonlike.agent.state import StateMixin
+from praisonlike.agent.steering import SteeringMixin
 from praisonlike.agent.structured_output import StructuredOutputMixin
 from praisonlike.agent.tool_execution import ToolExecutionMixin
 from praisonlike.agent.turn import TurnMixin
@@ -42,6 +48,11 @@ class Agent(
     ToolExecutionMixin,
     ContextMixin,
     StructuredOutputMixin,
+    MemoryMixin,
+    SkillMixin,
+    SteeringMixin,
+    ObserversMixin,
+    StateMixin,
 ):
     """A single LLM agent with tools.
 
@@ -74,6 +85,11 @@ class Agent(
         rules: Sequence[str | Path] | None = None,
         use_system_prompt: bool = True,
         output_retries: int = 2,
+        session_id: str | None = None,
+        memory: bool | MemoryConfig | None = None,
+        skills: bool | str | Path | Sequence[str | Path] | None = None,
+        tracing: Any = False,
+        on_event: Observer | Sequence[Observer] | None = None,
     ) -> None:
         if llm is not None and model is not None:
             raise TypeError("pass llm= or its alias model=, not both")
@@ -102,6 +118,11 @@ class Agent(
         self.rules = tuple(rules or ())
         self.use_system_prompt = use_system_prompt
         self.output_retries = output_retries
+        self.session_id = session_id
+        self.memory_config = memory_config(memory, session_id)
+        self.skill_folders = skill_folders(skills)
+        self.tracing = tracing
+        self.on_event = (on_event,) if callable(on_event) else tuple(on_event or ())
         self._tool_registry = ToolRegistry(tools or ())
         self._history: list[dict[str, Any]] = []
         self._last_result = None
@@ -110,6 +131,16 @@ class Agent(
         self._context_seams: dict[str, Any] = {}
         self._active_cancels = set()
         self._cancel_lock = threading.Lock()
+        self._store = None
+        self._session_loaded = False
+        self._summary = None
+        self._summary_threads = []
+        self._memory_lock = threading.Lock()
+        self._skill_set_cache = None
+        self._skill_registries = {}
+        self._steering_queue = deque()
+        self._steering_lock = threading.Lock()
+        self._observer_cache = None
         backend.warmup()
 
     @property

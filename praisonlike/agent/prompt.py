@@ -11,7 +11,7 @@ Uses from ``self``: ``role``, ``goal``, ``backstory``, ``instructions``,
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from praisonlike.errors import ConfigurationError
 from praisonlike.result import ToolMode
@@ -46,8 +46,9 @@ class PromptMixin:
     rules: tuple[str | Path, ...]
     _stable_prompt_cache: dict[tuple[Any, ...], str]
 
-    def _skill_catalogue(self) -> str:
-        return ""
+    if TYPE_CHECKING:
+
+        def _skill_catalogue(self) -> str: ...  # SkillMixin
 
     def _tool_section(self, tool_mode: ToolMode, tools: list[dict[str, Any]]) -> str:
         if not tools:

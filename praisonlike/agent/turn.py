@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -42,18 +42,27 @@ class Turn:
     skill: str | None = None
     prompt: str = ""
     extra_events: list[Any] = field(default_factory=list)
+    observers: list[Callable[[Any], None]] = field(default_factory=list)
+    steering_taken: list[str] = field(default_factory=list)
+
+    def _observed(self, event: Any) -> Any:
+        for observer in self.observers:
+            observer(event)
+        return event
 
     def events(self) -> Iterator[Any]:
-        yield self.started
-        yield from self.extra_events
-        yield from self.dispatcher.events()
+        yield self._observed(self.started)
+        for event in self.extra_events:
+            yield self._observed(event)
+        for event in self.dispatcher.events():
+            yield self._observed(event)
 
     async def aevents(self) -> AsyncIterator[Any]:
-        yield self.started
+        yield self._observed(self.started)
         for event in self.extra_events:
-            yield event
+            yield self._observed(event)
         async for event in self.dispatcher.aevents():
-            yield event
+            yield self._observed(event)
 
     @property
     def outcome(self) -> TurnOutcome:
@@ -116,6 +125,26 @@ class TurnMixin:
             self, registry: ToolRegistry, *, run_id: str, deps: Any, cancel: CancelToken | None
         ) -> TurnTools: ...
 
+        def _expand_prompt(
+            self, prompt: str, run_id: str
+        ) -> tuple[str, str | None, list[Any], tuple[str, ...] | None]: ...
+
+        def _with_builtin_tools(self, registry: ToolRegistry) -> ToolRegistry: ...
+
+        def _prepare_session(self) -> None: ...
+
+        def _per_turn_prompt(self) -> str: ...
+
+        def _turn_recorders(self) -> list[Any]: ...
+
+        def _after_turn(self, turn: Turn, outcome: TurnOutcome, result: RunResult) -> None: ...
+
+        def _drain_steering_into(self, taken: list[str]) -> list[str]: ...
+
+        def _requeue_steering(self, taken: list[str]) -> None: ...
+
+        def _agent_observers(self) -> list[Callable[[Any], None]]: ...
+
     # -- model ------------------------------------------------------------------
 
     def _primary_llm(self) -> LLMConfig:
@@ -157,6 +186,8 @@ class TurnMixin:
 
     def _open_turn(self, prompt: Any, *, stream: bool, options: dict[str, Any]) -> Turn:
         prompt = check_prompt(prompt)
+        self._prepare_session()
+        query = prompt
         run_id = uuid.uuid4().hex
         started_at = time.monotonic()
         extra_events: list[Any] = []
@@ -166,9 +197,9 @@ class TurnMixin:
         models = self._turn_models()
         features = self.features()
         registry = self._registry_for_call(options.get("tools"))
+        registry = self._with_builtin_tools(registry)
         if allowed_tools is not None:
             registry = registry.subset(allowed_tools)
-        registry = self._with_builtin_tools(registry)
         tool_mode = ToolMode.NATIVE if features.native_tool_calls else ToolMode.REACT
         schemas = registry.schemas()
 
@@ -178,6 +209,7 @@ class TurnMixin:
         system = self.system_prompt(tool_mode, schemas, per_turn=per_turn)
         prefix = self._prefix_messages(system, self._history)
 
+        steering_taken: list[str] = []
         cancel = options.get("cancel_token") or CancelToken()
         with self._cancel_lock:
             self._active_cancels.add(cancel)
@@ -200,7 +232,7 @@ class TurnMixin:
             context=self._context_for(models[0].model),
             deadline=deadline,
             cancel=cancel,
-            drain_steering=self._drain_steering,
+            drain_steering=lambda: self._drain_steering_into(steering_taken),
             answer_check=check,
             answer_retries=retries,
             call_params=params,
@@ -211,7 +243,7 @@ class TurnMixin:
             run_id=run_id,
             agent_name=self.name,
             model=models[0].model,
-            prompt=prompt,
+            prompt=query,
             tool_mode=tool_mode,
         )
         return Turn(
@@ -219,8 +251,10 @@ class TurnMixin:
             started=started,
             cancel=cancel,
             skill=skill,
-            prompt=prompt,
+            prompt=query,
             extra_events=extra_events,
+            observers=[*self._turn_recorders(), *self._agent_observers()],
+            steering_taken=steering_taken,
         )
 
     def _close_turn(self, turn: Turn) -> RunResult:
@@ -233,6 +267,7 @@ class TurnMixin:
         self._last_result = result
         self._after_turn(turn, outcome, result)
         if outcome.error is not None:
+            self._requeue_steering(turn.steering_taken)
             raise outcome.error
         self._history.extend(outcome.new_messages)
         return result
@@ -248,26 +283,3 @@ class TurnMixin:
         from praisonlike.agent.images import user_message_with_images
 
         return user_message_with_images(prompt, images)
-
-    # -- seams filled by other mixins ------------------------------------------------
-
-    def _expand_prompt(
-        self, prompt: str, run_id: str
-    ) -> tuple[str, str | None, list[Any], tuple[str, ...] | None]:
-        """(prompt the model sees, skill name, events, allowed tools) -- SkillMixin."""
-        return prompt, None, [], None
-
-    def _per_turn_prompt(self) -> str:
-        """The per-turn system prompt part (long-term memory) -- MemoryMixin."""
-        return ""
-
-    def _after_turn(self, turn: Turn, outcome: TurnOutcome, result: RunResult) -> None:
-        """Persist the turn -- MemoryMixin."""
-
-    def _drain_steering(self) -> list[str]:
-        """Queued steering messages -- SteeringMixin."""
-        return []
-
-    def _with_builtin_tools(self, registry: ToolRegistry) -> ToolRegistry:
-        """The turn's tools plus built-ins such as ``load_skill`` -- SkillMixin."""
-        return registry

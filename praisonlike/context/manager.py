@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from praisonlike.context.config import ContextConfig
+from praisonlike.context.memo import HistoryMemo
 from praisonlike.context.messages import Message, role_of, text_length
 from praisonlike.context.prepared import CompactionReport, Prepared
 from praisonlike.context.router import Route, choose_route
@@ -25,7 +26,7 @@ from praisonlike.context.summary import (
     is_summary_message,
     plan_summary,
 )
-from praisonlike.context.tokens import TokenCounter
+from praisonlike.context.tokens import REPLY_PRIMING, TokenCounter
 from praisonlike.context.truncation import truncate_oversize_tools
 from praisonlike.context.window import context_window
 from praisonlike.errors import ConfigurationError
@@ -85,6 +86,7 @@ class ContextManager:
         self.config = config
         self.counter = counter if counter is not None else TokenCounter(model)
         self._window: int | None = None
+        self._history = HistoryMemo(self._measure, width=2)
 
     @property
     def window(self) -> int:
@@ -162,6 +164,11 @@ class ContextManager:
         except Exception as exc:
             return _unchanged(messages, exc)
 
+    def _measure(self, message: Message) -> tuple[int, int]:
+        limit = self.config.tool_output_limit
+        oversize = role_of(message) == "tool" and text_length(message) > limit
+        return self.counter.count_message(message), int(oversize)
+
     def _job(
         self,
         messages: Sequence[Message],
@@ -174,12 +181,13 @@ class ContextManager:
     ) -> _Job:
         counter, config = self.counter, self.config
         tools_tokens = counter.count_tools(tools)
-        tokens = counter.count_messages(messages) + tools_tokens
-        limit = config.tool_output_limit
-        oversize = any(role_of(m) == "tool" and text_length(m) > limit for m in messages)
-        work, truncated = truncate_oversize_tools(messages, limit) if oversize else (
-            list(messages),
-            0,
+        message_tokens, oversize_count = self._history.totals(messages)
+        tokens = REPLY_PRIMING + message_tokens + tools_tokens
+        oversize = oversize_count > 0
+        work, truncated = (
+            truncate_oversize_tools(messages, config.tool_output_limit)
+            if oversize
+            else (list(messages), 0)
         )
         if forced:
             route = Route.COMPACT_THEN_TRUNCATE if oversize else Route.COMPACT

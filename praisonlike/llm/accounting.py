@@ -3,6 +3,13 @@
 Every LLM call of a turn is recorded here (tool rounds, retries, summaries),
 streamed or not; the agent-wide :class:`UsageTracker` is updated under its
 lock at the same moment, so totals are exact under concurrency.
+
+``max_tokens_per_run`` counts this run's tokens; ``max_budget`` counts the
+cost on the tracker (every turn of the agent, or of all agents sharing it).
+Both are checked before every call (the gate) and after it. ``"warn"`` emits
+one warning per budget per run. A call to a model with no known price cannot
+be held to ``max_budget``: the gate lets it through and warns once per run and
+model, whatever ``on_budget_exceeded`` says, rather than counting it as free.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ OUTPUT_RESERVE_TOKENS = 16
 
 @dataclass(frozen=True)
 class BudgetVerdict:
+    """What the loop must do about a budget: raise ``BudgetExceededError`` or warn."""
+
     action: Literal["stop", "warn"]
     spent: float
     limit: float
@@ -39,6 +48,7 @@ class RunAccounting:
         self._tracker = tracker
         self._execution = execution
         self._prices = prices
+        self._warned: set[str] = set()
         self.usage = Usage()
 
     def record(self, model: str, usage: Usage) -> Usage:
@@ -48,54 +58,103 @@ class RunAccounting:
         self._tracker.add(model, priced)
         return priced
 
-    def _verdict(self, spent: float, limit: float, message: str) -> BudgetVerdict | None:
-        action = self._execution.on_budget_exceeded
-        if callable(action):
-            return None if action(spent, limit) else BudgetVerdict("stop", spent, limit, message)
-        return BudgetVerdict(action, spent, limit, message)
-
     def gate_before(
         self, model: str, prompt_tokens: int, max_output: int | None
     ) -> BudgetVerdict | None:
-        """The hard gate before a call: refuse when the least it can cost passes a budget."""
-        output = max_output if max_output is not None else OUTPUT_RESERVE_TOKENS
+        """The hard gate before a call: refuse when the least it can cost passes a budget.
+
+        The least cost is the prompt estimate at the input price plus ``max_output``
+        (or :data:`OUTPUT_RESERVE_TOKENS`) at the output price. ``None`` lets the
+        call through; a verdict's ``spent`` is what the run would have used.
+        """
+        verdicts = [self._tokens_before(prompt_tokens)]
+        budget = self._execution.max_budget
+        if budget is not None:
+            verdicts.append(self._money_before(model, prompt_tokens, max_output, budget))
+        return self._strongest(verdicts)
+
+    def check_after(self) -> BudgetVerdict | None:
+        """After a call: has spending passed a budget?"""
+        verdicts: list[BudgetVerdict | None] = []
         limit_tokens = self._execution.max_tokens_per_run
-        if limit_tokens is not None and self.usage.total_tokens + prompt_tokens > limit_tokens:
-            used = float(self.usage.total_tokens)
-            return self._verdict(
-                used + prompt_tokens,
-                float(limit_tokens),
-                f"the next call needs about {prompt_tokens} prompt tokens; the run has used "
-                f"{self.usage.total_tokens} of max_tokens_per_run={limit_tokens}",
+        used = self.usage.total_tokens
+        if limit_tokens is not None and used > limit_tokens:
+            verdicts.append(
+                self._verdict(
+                    "tokens",
+                    float(used),
+                    float(limit_tokens),
+                    f"the run used {used} tokens, over max_tokens_per_run={limit_tokens}",
+                )
             )
         budget = self._execution.max_budget
-        if budget is None:
+        spent = self._tracker.total.cost or 0.0
+        if budget is not None and spent > budget:
+            verdicts.append(
+                self._verdict(
+                    "money", spent, budget, f"${spent:.6f} spent, over max_budget ${budget:.6f}"
+                )
+            )
+        return self._strongest(verdicts)
+
+    def _tokens_before(self, prompt_tokens: int) -> BudgetVerdict | None:
+        limit = self._execution.max_tokens_per_run
+        used = self.usage.total_tokens
+        if limit is None or used + prompt_tokens <= limit:
             return None
+        return self._verdict(
+            "tokens",
+            float(used + prompt_tokens),
+            float(limit),
+            f"the next call needs about {prompt_tokens} prompt tokens; the run has used "
+            f"{used} of max_tokens_per_run={limit}",
+        )
+
+    def _money_before(
+        self, model: str, prompt_tokens: int, max_output: int | None, budget: float
+    ) -> BudgetVerdict | None:
         price = resolve_price(model, self._prices)
         spent = self._tracker.total.cost or 0.0
         least = 0.0
         if price is not None:
+            output = max_output if max_output is not None else OUTPUT_RESERVE_TOKENS
             least = (prompt_tokens * price.input_per_mtok + output * price.output_per_mtok) / 1e6
         if spent + least > budget:
             return self._verdict(
+                "money",
                 spent + least,
                 budget,
                 f"the next call would cost at least ${least:.6f}; ${spent:.6f} of the "
                 f"max_budget ${budget:.6f} is spent",
             )
-        return None
+        if price is not None:
+            return None
+        return self._warn_once(
+            f"unpriced:{model}",
+            BudgetVerdict(
+                "warn",
+                spent,
+                budget,
+                f"the price of {model!r} is unknown, so max_budget ${budget:.6f} cannot be "
+                "enforced for its calls; set Agent(model_prices=...) to enforce it",
+            ),
+        )
 
-    def check_after(self) -> BudgetVerdict | None:
-        """After a call: has spending passed a budget?"""
-        limit_tokens = self._execution.max_tokens_per_run
-        if limit_tokens is not None and self.usage.total_tokens > limit_tokens:
-            return self._verdict(
-                float(self.usage.total_tokens),
-                float(limit_tokens),
-                f"the run used {self.usage.total_tokens} tokens, over max_tokens_per_run",
-            )
-        budget = self._execution.max_budget
-        spent = self._tracker.total.cost or 0.0
-        if budget is not None and spent > budget:
-            return self._verdict(spent, budget, f"${spent:.6f} spent, over max_budget ${budget}")
-        return None
+    def _verdict(self, key: str, spent: float, limit: float, message: str) -> BudgetVerdict | None:
+        action = self._execution.on_budget_exceeded
+        if callable(action):
+            return None if action(spent, limit) else BudgetVerdict("stop", spent, limit, message)
+        verdict = BudgetVerdict(action, spent, limit, message)
+        return self._warn_once(key, verdict) if action == "warn" else verdict
+
+    def _warn_once(self, key: str, verdict: BudgetVerdict) -> BudgetVerdict | None:
+        if key in self._warned:
+            return None
+        self._warned.add(key)
+        return verdict
+
+    @staticmethod
+    def _strongest(verdicts: list[BudgetVerdict | None]) -> BudgetVerdict | None:
+        found = [v for v in verdicts if v is not None]
+        stops = [v for v in found if v.action == "stop"]
+        return (stops or found or [None])[0]

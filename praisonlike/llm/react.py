@@ -112,33 +112,41 @@ def react_instructions(tools: Sequence[dict[str, Any]]) -> str:
 
     ``tools`` are OpenAI tool schemas (``{"type": "function", "function":
     {...}}``) or their bare ``{"name", "description", "parameters"}`` form.
-    The text lists each tool with its description and JSON parameters, then the
-    protocol: answer with ONLY ``{"name": ..., "arguments": {...}}`` to call a
-    tool, and after an observation either call again or answer in plain text.
+    Each tool is listed as one JSON line with its name, description and
+    parameters, followed by the protocol: to call a tool, answer with ONLY
+    ``{"name": ..., "arguments": {...}}`` (optionally fenced); the result comes
+    in the next message; then call again or answer in plain text.
     """
-    lines = ["# Tools", "", "You can call these tools:", ""]
-    for tool in tools:
-        spec = tool.get("function", tool) if isinstance(tool.get("function"), dict) else tool
-        name = str(spec.get("name", ""))
-        description = str(spec.get("description") or "").strip()
-        parameters = spec.get("parameters") or {"type": "object", "properties": {}}
-        lines.append(f"## {name}")
-        if description:
-            lines.append(description)
-        lines.append(f"Parameters (JSON Schema): {json.dumps(parameters, sort_keys=True)}")
-        lines.append("")
-    lines += [
-        "# How to call a tool",
-        "",
-        "To call a tool, answer with ONLY a JSON object, and nothing before or after it:",
-        '{"name": "<tool name>", "arguments": {<arguments matching the parameters>}}',
-        "You may wrap it in a ```json fenced block.",
-        "You will then receive a message starting with 'Observation from <tool name>:' that "
-        "holds the tool's result.",
-        "After an observation, either call a tool again in the same way, or, when you can "
-        "answer, reply to the user in plain text without any JSON tool call.",
-    ]
-    return "\n".join(lines)
+    listing = [json.dumps(_tool_signature(tool), ensure_ascii=False) for tool in tools]
+    return "\n".join(
+        [
+            "# Tools",
+            "",
+            "You may call one of these functions to help with the user's request.",
+            "Function signatures are within <tools></tools> XML tags:",
+            "<tools>",
+            *listing,
+            "</tools>",
+            "",
+            "To call a function, reply with ONLY a JSON object with the function name and "
+            "arguments, and nothing else (a ```json fenced block is also accepted):",
+            '{"name": <function-name>, "arguments": <args-json-object>}',
+            "Only call the functions listed above. The function's result will be given to you "
+            "in the next message. Never write a function's result yourself.",
+            "After a result, either call a function again in the same way or, once you have "
+            "what you need (or if no function is needed), answer the user in plain text.",
+        ]
+    )
+
+
+def _tool_signature(tool: dict[str, Any]) -> dict[str, Any]:
+    spec = tool["function"] if isinstance(tool.get("function"), dict) else tool
+    signature: dict[str, Any] = {"name": str(spec.get("name", ""))}
+    description = str(spec.get("description") or "").strip()
+    if description:
+        signature["description"] = description
+    signature["parameters"] = spec.get("parameters") or {"type": "object", "properties": {}}
+    return signature
 
 
 def observation_message(
@@ -151,18 +159,24 @@ def observation_message(
 ) -> dict[str, Any]:
     """The message that feeds a tool's result back to a model in ReAct mode.
 
-    Without a tool role: ``{"role": "user", "content": "Observation from <tool>: ..."}``,
-    marked as an error when ``is_error``. With ``has_tool_role``: a ``"tool"``
-    message carrying ``name`` (and ``tool_call_id`` when given) and the same content.
+    Without a tool role: ``{"role": "user", "content": "Observation from <tool>:\\n..."}``,
+    where the content ends with a short nudge (answer in plain text; after an
+    error, fix the call or answer), which small models need to stop calling.
+    With ``has_tool_role``: a ``"tool"`` message carrying ``name`` (and
+    ``tool_call_id`` when given) and the result alone.
     """
-    label = f"Observation from {tool_name}" + (" (error)" if is_error else "")
-    content = f"{label}:\n{result_text}"
-    if not has_tool_role:
-        return {"role": "user", "content": content}
-    message: dict[str, Any] = {"role": "tool", "name": tool_name, "content": content}
-    if tool_call_id is not None:
-        message["tool_call_id"] = tool_call_id
-    return message
+    if has_tool_role:
+        message: dict[str, Any] = {"role": "tool", "name": tool_name, "content": result_text}
+        if tool_call_id is not None:
+            message["tool_call_id"] = tool_call_id
+        return message
+    if is_error:
+        label = f"Observation from {tool_name} (error)"
+        nudge = "Fix the arguments and call the function again, or answer in plain text."
+    else:
+        label = f"Observation from {tool_name}"
+        nudge = "Now answer my original question in plain text, without JSON."
+    return {"role": "user", "content": f"{label}:\n{result_text}\n{nudge}"}
 
 
 class StreamCallDetector:

@@ -207,12 +207,13 @@ class ToolLoop:
             tools = native_tools or None
             if tools and not tools_enabled:
                 params["tool_choice"] = "none"
-            yield LLMRequest(
+            yield LLMRequest.model_construct(
                 run_id=spec.run_id,
                 iteration=iteration,
                 model=self._llm.model,
                 message_count=len(send),
                 tool_names=sorted(self._offered) if tools_enabled else [],
+                messages=send,
             )
             react_stream = spec.stream and spec.tool_mode is ToolMode.REACT and tools_enabled
             outcome = yield CallModel(

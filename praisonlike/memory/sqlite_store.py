@@ -105,7 +105,7 @@ class SQLiteStore:
         StateVersionError: the database was written by a newer praisonlike.
     """
 
-    def __init__(self, path: str | Path | None = None, *, busy_timeout: float = 10.0) -> None:
+    def __init__(self, path: str | Path | None = None, *, busy_timeout: float = 30.0) -> None:
         self._target = resolve_sqlite_target(path)
         self._busy_timeout = busy_timeout
         self._lock = threading.RLock()

@@ -14,34 +14,14 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from types import TracebackType
-from typing import Any
 
 from praisonlike.errors import ConfigurationError
-from praisonlike.testing.payloads import Answer, ChunkFactory, error_json, usage_for
-from praisonlike.testing.script import (
-    DEFAULT_CHUNK_SIZE,
-    Delay,
-    DropConnection,
-    Fault,
-    MalformedBody,
-    RecordedRequest,
-    Response,
-    Text,
-    ToolCalls,
-)
-from praisonlike.testing.wire import (
-    END_OF_CHUNKS,
-    BadHttpRequest,
-    HttpRequest,
-    json_response,
-    raw_response,
-    read_request,
-    sse_event,
-    sse_raw_event,
-    stream_head,
-)
+from praisonlike.testing.payloads import error_json
+from praisonlike.testing.playback import PLAYABLE, Playable, Player
+from praisonlike.testing.script import Delay, Fault, RecordedRequest, Response, Usage
+from praisonlike.testing.wire import BadHttpRequest, HttpRequest, json_response, read_request
 
 HOST = "127.0.0.1"
 BACKLOG = 2048
@@ -49,8 +29,6 @@ CHAT_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
 MODELS_PATHS = frozenset({"/v1/models", "/models"})
 EXHAUSTED_MESSAGE = "LocalLLMServer: script exhausted"
 MAX_RESOLUTIONS = 64
-_BROKEN_JSON = b'{"id": "chatcmpl-broken", "choices": [{"index": 0, "delta": {"content": '
-_PLAYABLE = (Text, ToolCalls, Fault, DropConnection, MalformedBody)
 
 
 def _server_fault(message: str) -> Fault:
@@ -100,6 +78,7 @@ class LocalLLMServer:
         self._connections: set[asyncio.Task[None]] = set()
         self._port: int | None = None
         self._startup_error: BaseException | None = None
+        self._player = Player(self._next_id, self._count_tokens)
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -258,10 +237,10 @@ class LocalLLMServer:
             self._ids[prefix] = number = self._ids.get(prefix, 0) + 1
             return f"{prefix}{number}"
 
-    def _count_tokens(self, prompt: int, completion: int) -> None:
+    def _count_tokens(self, usage: Usage) -> None:
         with self._lock:
-            self._prompt_tokens += prompt
-            self._completion_tokens += completion
+            self._prompt_tokens += usage.prompt_tokens
+            self._completion_tokens += usage.completion_tokens
 
     # -- event loop ------------------------------------------------------------------
 
@@ -352,23 +331,24 @@ class LocalLLMServer:
         except ValueError:
             body = None
         if not isinstance(body, dict):
+            message = "LocalLLMServer: request body is not a JSON object"
             with self._lock:
-                self._errors.append("LocalLLMServer: request body is not a JSON object")
-            fault = Fault.bad_request("LocalLLMServer: request body is not a JSON object")
+                self._errors.append(message)
+            fault = Fault.bad_request(message)
             writer.write(json_response(400, error_json(fault), keep_alive=request.keep_alive))
             await writer.drain()
             return request.keep_alive
         recorded = RecordedRequest(request.path, request.headers, body, time.monotonic())
         response = await self._resolve(self._record(recorded), recorded)
-        return await self._play(response, recorded, writer, request.keep_alive)
+        return await self._player.play(response, recorded, writer, request.keep_alive)
 
-    async def _resolve(self, response: Response, request: RecordedRequest) -> Response:
+    async def _resolve(self, response: Response, request: RecordedRequest) -> Playable:
         """Sleep through delays and call callables until a playable response remains."""
         for _ in range(MAX_RESOLUTIONS):
             if isinstance(response, Delay):
                 await asyncio.sleep(response.seconds)
                 response = response.then
-            elif isinstance(response, _PLAYABLE):
+            elif isinstance(response, PLAYABLE):
                 return response
             elif callable(response):
                 try:
@@ -380,102 +360,6 @@ class LocalLLMServer:
             else:
                 return self._error(f"LocalLLMServer: {type(response).__name__} is not a response")
         return self._error(f"LocalLLMServer: response did not resolve in {MAX_RESOLUTIONS} steps")
-
-    async def _play(
-        self,
-        response: Response,
-        request: RecordedRequest,
-        writer: asyncio.StreamWriter,
-        keep_alive: bool,
-    ) -> bool:
-        if isinstance(response, Fault):
-            headers = {}
-            if response.retry_after is not None:
-                headers["Retry-After"] = _seconds(response.retry_after)
-            writer.write(
-                json_response(
-                    response.status,
-                    error_json(response),
-                    keep_alive=keep_alive,
-                    extra_headers=headers,
-                )
-            )
-        elif isinstance(response, MalformedBody):
-            if request.stream:
-                writer.write(
-                    stream_head(keep_alive=keep_alive)
-                    + sse_raw_event(_BROKEN_JSON)
-                    + sse_raw_event(b"[DONE]")
-                    + END_OF_CHUNKS
-                )
-            else:
-                writer.write(raw_response(200, _BROKEN_JSON, keep_alive=keep_alive))
-        elif isinstance(response, DropConnection):
-            if request.stream:
-                await self._write_partial_stream(response, request, writer)
-            return False
-        elif isinstance(response, Text | ToolCalls):
-            await self._write_answer(response, request, writer, keep_alive)
-            return keep_alive
-        await writer.drain()
-        return keep_alive
-
-    def _factory(self, request: RecordedRequest) -> ChunkFactory:
-        return ChunkFactory(
-            self._next_id("chatcmpl-"),
-            request.model or "test-model",
-            lambda: self._next_id("call_"),
-        )
-
-    async def _write_partial_stream(
-        self, drop: DropConnection, request: RecordedRequest, writer: asyncio.StreamWriter
-    ) -> None:
-        factory = self._factory(request)
-        deltas = list(factory.content_deltas(drop.then_content, DEFAULT_CHUNK_SIZE))
-        pieces = [stream_head(keep_alive=False)]
-        pieces.extend(sse_event(factory.chunk(delta)) for delta in deltas[: 1 + drop.after_chunks])
-        writer.write(b"".join(pieces))
-        await writer.drain()
-
-    async def _write_answer(
-        self,
-        answer: Answer,
-        request: RecordedRequest,
-        writer: asyncio.StreamWriter,
-        keep_alive: bool,
-    ) -> None:
-        usage = usage_for(answer, request.body)
-        factory = self._factory(request)
-        if not request.stream:
-            payload = factory.completion(answer, usage)
-            writer.write(json_response(200, payload, keep_alive=keep_alive))
-            await writer.drain()
-            self._count_tokens(usage.prompt_tokens, usage.completion_tokens)
-            return
-        include_usage = _wants_usage(request.body)
-        events = [sse_event(c) for c in factory.stream(answer, usage, include_usage=include_usage)]
-        events.append(sse_raw_event(b"[DONE]") + END_OF_CHUNKS)
-        delay = answer.chunk_delay if isinstance(answer, Text) else 0.0
-        if delay:
-            writer.write(stream_head(keep_alive=keep_alive) + events[0])
-            for event in events[1:]:
-                await writer.drain()
-                await asyncio.sleep(delay)
-                writer.write(event)
-        else:
-            writer.write(stream_head(keep_alive=keep_alive) + b"".join(events))
-        await writer.drain()
-        if include_usage:
-            self._count_tokens(usage.prompt_tokens, usage.completion_tokens)
-
-
-def _seconds(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else str(value)
-
-
-def _wants_usage(body: Mapping[str, Any]) -> bool:
-    options = body.get("stream_options")
-    return isinstance(options, dict) and options.get("include_usage") is True
 
 
 __all__ = ["EXHAUSTED_MESSAGE", "LocalLLMServer"]

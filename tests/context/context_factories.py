@@ -8,16 +8,17 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from praisonlike.context import ContextConfig
+from praisonlike.context import STRATEGIES, ContextConfig
 
 Message = dict[str, Any]
 
-WORDS = (
-    "alpha beta gamma delta context window budget token tool output agent model "
-    "request summary turn message system user assistant result error retry cache"
-).split()
+WORDS = [
+    "alpha", "beta", "gamma", "delta", "context", "window", "budget", "token", "tool",
+    "output", "agent", "model", "request", "summary", "turn", "message", "system", "user",
+    "assistant", "result", "error", "retry", "cache",
+]
 
-SEARCH_TOOL = {
+SEARCH_TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
         "name": "search",
@@ -116,8 +117,8 @@ def configs(draw: st.DrawFn) -> ContextConfig:
         target=target,
         hard_cap=hard_cap,
         keep_last_turns=draw(st.integers(1, 4)),
-        strategy=draw(st.sampled_from(["truncate", "sliding_window", "drop_oldest_tools", "summarise"])),
-        tool_output_limit=draw(st.integers(100, 6000)),
+        strategy=draw(st.sampled_from(STRATEGIES)),
+        tool_output_limit=draw(st.one_of(st.integers(100, 6000), st.just(100_000))),
         max_context_tokens=draw(st.integers(200, 5000)),
         reserve_output_tokens=draw(st.integers(0, 100)),
     )

@@ -20,7 +20,7 @@ def test_defaults_are_valid_and_documented_values() -> None:
 
 def test_config_is_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
-        ContextConfig().trigger = 0.5  # type: ignore[misc]
+        ContextConfig().trigger = 0.5
 
 
 @pytest.mark.parametrize(
@@ -44,14 +44,14 @@ def test_invalid_values_raise_value_error_naming_the_field(
     fields: dict[str, object], mentions: str
 ) -> None:
     with pytest.raises(ValueError, match="invalid ContextConfig") as caught:
-        ContextConfig(**fields)  # type: ignore[arg-type]
+        ContextConfig(**fields)
     assert isinstance(caught.value, ConfigurationError)
     assert mentions in str(caught.value)
 
 
 def test_every_problem_is_reported_at_once() -> None:
     with pytest.raises(ConfigurationError) as caught:
-        ContextConfig(keep_last_turns=0, tool_output_limit=1, strategy="x")  # type: ignore[arg-type]
+        ContextConfig(keep_last_turns=0, tool_output_limit=1, strategy="x")
     message = str(caught.value)
     assert "keep_last_turns" in message and "tool_output_limit" in message
     assert "strategy" in message

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from praisonlike.context import PLACEHOLDER, TokenCounter, check_invariants, truncate_tool_output
-
 from context_factories import assistant, simple_conversation, system, text, tool_round, user
+
+from praisonlike.context import PLACEHOLDER, TokenCounter, check_invariants, truncate_tool_output
 
 COUNTER = TokenCounter("gpt-4o-mini")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from context_factories import SEARCH_TOOL, configs, conversations, text
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -21,8 +22,6 @@ from praisonlike.context import (
     truncate,
 )
 from praisonlike.context.messages import text_length
-
-from context_factories import SEARCH_TOOL, configs, conversations, text
 
 COUNTER = TokenCounter("gpt-4o-mini")
 SETTINGS = settings(

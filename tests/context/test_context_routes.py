@@ -4,6 +4,7 @@ import copy
 from typing import Any
 
 import pytest
+from context_factories import SEARCH_TOOL, simple_conversation, system, text, tool_round, user
 
 from praisonlike.context import (
     PLACEHOLDER,
@@ -18,8 +19,6 @@ from praisonlike.context import (
 )
 from praisonlike.context import manager as manager_module
 from praisonlike.errors import ConfigurationError
-
-from context_factories import SEARCH_TOOL, simple_conversation, system, text, tool_round, user
 
 COUNTER = TokenCounter("gpt-4o-mini")
 

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import copy
 
+from context_factories import assistant, simple_conversation, system, text, tool_round, user
+
 from praisonlike.context import (
     PLACEHOLDER,
     TokenCounter,
@@ -13,8 +15,6 @@ from praisonlike.context import (
     truncate,
 )
 from praisonlike.context.strategies import MIN_CUT_CHARS
-
-from context_factories import assistant, simple_conversation, system, text, tool_round, user
 
 COUNTER = TokenCounter("gpt-4o-mini")
 

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import copy
 
+from context_factories import simple_conversation, text
+
 from praisonlike.context import (
     SUMMARY_ACK,
     SUMMARY_PREFIX,
@@ -12,8 +14,6 @@ from praisonlike.context import (
     plan_summary,
     summarise,
 )
-
-from context_factories import simple_conversation, text
 
 COUNTER = TokenCounter("gpt-4o-mini")
 
@@ -57,7 +57,8 @@ def test_apply_summary_inserts_the_pair_after_the_system_message() -> None:
     plan = plan_summary(messages, budget, COUNTER)
     result = apply_summary(plan.kept, "The user asked eight questions.", budget, COUNTER)
     assert result[0] == messages[0]
-    assert result[1] == {"role": "user", "content": SUMMARY_PREFIX + "The user asked eight questions."}
+    summary = SUMMARY_PREFIX + "The user asked eight questions."
+    assert result[1] == {"role": "user", "content": summary}
     assert result[2] == {"role": "assistant", "content": SUMMARY_ACK}
     assert result[3:] == plan.kept[1:]
     assert COUNTER.count_messages(result) <= budget

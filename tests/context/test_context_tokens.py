@@ -2,14 +2,14 @@ from __future__ import annotations
 
 import json
 import threading
+from typing import Any
 
 import pytest
+from context_factories import SEARCH_TOOL, assistant, text, tool_round, user
 
 from praisonlike.context import TokenCounter, encoding_for_model
 from praisonlike.context.tokens import load_encoding
 from praisonlike.llm.backend import prepare_environment
-
-from context_factories import SEARCH_TOOL, assistant, text, tool_round, user
 
 
 def _tiktoken(name: str, value: str) -> int:
@@ -162,7 +162,7 @@ def test_equal_copies_hit_the_cache_and_changed_messages_are_recounted() -> None
     assert counter.encoded == encoded
     message["content"] = message["content"] + " with a much longer tail " * 5
     assert counter.count_message(message) > base
-    parts = {"role": "user", "content": [{"type": "text", "text": "short"}]}
+    parts: dict[str, Any] = {"role": "user", "content": [{"type": "text", "text": "short"}]}
     short = counter.count_message(parts)
     parts["content"][0]["text"] = "short and now considerably longer than before"
     assert counter.count_message(parts) > short

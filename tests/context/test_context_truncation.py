@@ -1,14 +1,14 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from context_factories import text, tool_round, user
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from praisonlike.context import truncate_tool_output
 from praisonlike.context.truncation import cut_content, is_cut_of, truncate_oversize_tools
-
-from context_factories import text, tool_round, user
 
 
 def test_short_text_is_returned_unchanged() -> None:
@@ -48,7 +48,11 @@ def test_cutting_a_cut_still_reads_as_a_cut_of_the_original() -> None:
 
 def test_list_content_cuts_each_text_part_and_keeps_images() -> None:
     image = {"type": "image_url", "image_url": {"url": "http://x/y.png"}}
-    content = [{"type": "text", "text": "a" * 3000}, image, {"type": "text", "text": "b" * 1000}]
+    content: list[dict[str, Any]] = [
+        {"type": "text", "text": "a" * 3000},
+        image,
+        {"type": "text", "text": "b" * 1000},
+    ]
     cut = cut_content(content, 400)
     assert cut[1] is image
     assert len(cut[0]["text"]) + len(cut[2]["text"]) <= 400

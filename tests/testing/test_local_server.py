@@ -372,8 +372,11 @@ def test_malformed_body_wire_format() -> None:
 
 def test_chunk_delay_spaces_out_deltas(litellm: ModuleType) -> None:
     with LocalLLMServer([Text("abcdefgh", chunk_size=2, chunk_delay=0.03)]) as server:
-        stamps = [time.monotonic() for _ in complete(litellm, server, stream=True)]
+        stream = complete(litellm, server, stream=True, stream_options={"include_usage": True})
+        stamps = [time.monotonic() for _ in stream]
+        served = server.tokens_served
     assert stamps[-1] - stamps[0] >= 0.03 * 4
+    assert served == (3, 2)
 
 
 # -- callables, defaults, exhaustion -----------------------------------------------

@@ -1,0 +1,313 @@
+"""Per-turn overhead of the agent over plain LiteLLM, on one LocalLLMServer.
+
+A one-tool turn (a tool call, then the answer: two requests) is repeated for
+``agent.chat``, ``agent.achat`` and ``agent.iter_stream`` and for plain
+LiteLLM doing the same two requests (sync, async, streamed), interleaved in
+rounds so drift on a noisy machine hits every mode alike. The server's own
+time (a bare ``http.client`` doing the same requests) is subtracted before
+taking ratios. History is cleared after every turn, so every turn is alike.
+
+Then one conversation grows for ``--history-turns`` turns with its history
+kept; the agent's own time per turn (the turn minus the time spent inside
+``litellm.completion``) and the turn minus plain LiteLLM replaying the same
+requests are compared between the first and the last turns.
+
+Targets: ratio <= 1.10; the last turns within 1.2x of the first.
+
+    .venv/bin/python benchmarks/overhead.py [--turns 200] [--history-turns 200] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import pstats
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from plain import PlainTurn, capture_request, close_loop
+from report import machine, median, ms, p90, ratio, table, verdict
+from served import ANSWER, ServerProcess, add, median_round_trip, request_bodies, server_round_trip
+
+from praisonlike import Agent
+
+PROMPT = "What is 1 + 2? Use the add tool."
+INSTRUCTIONS = "You are a calculator. Use the add tool for sums."
+RATIO_TARGET = 1.10
+GROWTH_TARGET = 1.2
+
+Sample = tuple[float, float]
+"""(wall seconds, CPU seconds of this process) of one turn."""
+Runner = Callable[[], Sample]
+
+
+def make_agent(llm: dict[str, str]) -> Agent:
+    return Agent(instructions=INSTRUCTIONS, llm=llm, tools=[add])
+
+
+def _check(answer: str) -> None:
+    if answer != ANSWER:
+        raise RuntimeError(f"unexpected answer {answer!r}")
+
+
+def _timed(turn: Callable[[], str]) -> Sample:
+    wall, cpu = time.perf_counter(), time.process_time()
+    answer = turn()
+    sample = time.perf_counter() - wall, time.process_time() - cpu
+    _check(answer)
+    return sample
+
+
+def _timed_async(loop: asyncio.AbstractEventLoop, turn: Callable[[], Awaitable[str]]) -> Sample:
+    async def measure() -> Sample:
+        wall, cpu = time.perf_counter(), time.process_time()
+        answer = await turn()
+        sample = time.perf_counter() - wall, time.process_time() - cpu
+        _check(answer)
+        return sample
+
+    return loop.run_until_complete(measure())
+
+
+def _cleared(agent: Agent, run: Callable[[], str]) -> Callable[[], str]:
+    def turn() -> str:
+        try:
+            return run()
+        finally:
+            agent.clear_history()
+
+    return turn
+
+
+def _runners(
+    server: ServerProcess, plain: PlainTurn, loop: asyncio.AbstractEventLoop
+) -> dict[str, Runner]:
+    chat, achat, stream = (make_agent(server.llm_config()) for _ in range(3))
+
+    async def agent_achat() -> str:
+        try:
+            return str(await achat.achat(PROMPT))
+        finally:
+            achat.clear_history()
+
+    return {
+        "agent.chat": lambda: _timed(_cleared(chat, lambda: str(chat.chat(PROMPT)))),
+        "agent.achat": lambda: _timed_async(loop, agent_achat),
+        "agent.iter_stream": lambda: _timed(
+            _cleared(stream, lambda: "".join(stream.iter_stream(PROMPT)))
+        ),
+        "litellm.completion": lambda: _timed(plain.run),
+        "litellm.acompletion": lambda: _timed_async(loop, plain.arun),
+        "litellm.completion(stream)": lambda: _timed(plain.run_streamed),
+    }
+
+
+PAIRS = {
+    "agent.chat": ("litellm.completion", "server"),
+    "agent.achat": ("litellm.acompletion", "server"),
+    "agent.iter_stream": ("litellm.completion(stream)", "server(stream)"),
+    "litellm.completion": (None, "server"),
+    "litellm.acompletion": (None, "server"),
+    "litellm.completion(stream)": (None, "server(stream)"),
+}
+
+
+def _collect(
+    server: ServerProcess, plain: PlainTurn, turns: int, rounds: int
+) -> tuple[dict[str, list[Sample]], dict[str, list[float]]]:
+    loop = asyncio.new_event_loop()
+    try:
+        runners = _runners(server, plain, loop)
+        first = plain.messages_for(PROMPT, [])
+        bodies = {
+            "server": request_bodies(first, plain.tools, stream=False),
+            "server(stream)": request_bodies(first, plain.tools, stream=True),
+        }
+        samples: dict[str, list[Sample]] = {name: [] for name in runners}
+        bare: dict[str, list[float]] = {name: [] for name in bodies}
+        for run in runners.values():
+            for _ in range(10):
+                run()
+        per_round = max(1, turns // rounds)
+        for _ in range(rounds):
+            for name, run in runners.items():
+                samples[name].extend(run() for _ in range(per_round))
+            for name, pair in bodies.items():
+                bare[name].extend(server_round_trip(server.port, pair, per_round))
+    finally:
+        close_loop(loop)
+    return samples, bare
+
+
+def measure_repeated(server: ServerProcess, plain: PlainTurn, turns: int, rounds: int) -> bool:
+    samples, bare = _collect(server, plain, turns, rounds)
+    wall = {name: [s[0] for s in values] for name, values in samples.items()}
+    cpu = {name: [s[1] for s in values] for name, values in samples.items()}
+    net = {
+        name: (median(wall[name]) - median(bare[pair[1]]), p90(wall[name]) - p90(bare[pair[1]]))
+        for name, pair in PAIRS.items()
+    }
+    rows = [[f"{name} only", ms(median(v)), ms(p90(v))] + [""] * 7 for name, v in bare.items()]
+    ok = True
+    for name, (reference, _) in PAIRS.items():
+        row = [name, ms(median(wall[name])), ms(p90(wall[name])), ms(net[name][0])]
+        row += [ms(net[name][1]), ms(median(cpu[name])), ms(p90(cpu[name]))]
+        if reference is None:
+            rows.append(row + ["", "", ""])
+            continue
+        wall_ratio = net[name][0] / net[reference][0]
+        cpu_ratio = median(cpu[name]) / median(cpu[reference])
+        ok = ok and min(wall_ratio, cpu_ratio) <= RATIO_TARGET
+        row.append(f"{wall_ratio:.3f} {verdict(wall_ratio <= RATIO_TARGET)}")
+        row.append(ratio(net[name][1], net[reference][1]))
+        row.append(f"{cpu_ratio:.3f} {verdict(cpu_ratio <= RATIO_TARGET)}")
+        rows.append(row)
+    count = len(wall["agent.chat"])
+    print(
+        table(
+            f"One-tool turn (2 requests), {count} turns per mode, ms per turn. net = wall minus "
+            "the server's own time (bare http.client); cpu = this process's CPU time; "
+            "ratios are agent / plain LiteLLM",
+            [
+                "mode",
+                "wall median",
+                "wall p90",
+                "net median",
+                "net p90",
+                "cpu median",
+                "cpu p90",
+                "ratio net median",
+                "ratio net p90",
+                "ratio cpu median",
+            ],
+            rows,
+        )
+    )
+    return ok
+
+
+class _CompletionClock:
+    """Wraps ``litellm.completion`` to add up the wall and CPU time spent inside it."""
+
+    def __init__(self) -> None:
+        from praisonlike.llm.backend import load_litellm
+
+        self._litellm = load_litellm()
+        self._original = self._litellm.completion
+        self.inside: Sample = (0.0, 0.0)
+
+    def __enter__(self) -> _CompletionClock:
+        original = self._original
+
+        def completion(*args: Any, **kwargs: Any) -> Any:
+            wall, cpu = time.perf_counter(), time.process_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent = time.perf_counter() - wall, time.process_time() - cpu
+                self.inside = self.inside[0] + spent[0], self.inside[1] + spent[1]
+
+        self._litellm.completion = completion
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._litellm.completion = self._original
+
+
+def _minus(a: Sample, b: Sample) -> Sample:
+    return a[0] - b[0], a[1] - b[1]
+
+
+def measure_growing(server: ServerProcess, plain: PlainTurn, turns: int, window: int) -> bool:
+    agent = make_agent(server.llm_config())
+    own: dict[int, Sample] = {}
+    versus_plain: dict[int, Sample] = {}
+    first, last = range(window), range(turns - window, turns)
+    with _CompletionClock() as clock:
+        for index in range(turns):
+            prompt = f"Question {index + 1}: {PROMPT}"
+            history = agent.chat_history
+            clock.inside = (0.0, 0.0)
+            sample = _timed(lambda prompt=prompt: str(agent.chat(prompt)))
+            own[index] = _minus(sample, clock.inside)
+            if index in first or index in last:
+                messages = plain.messages_for(prompt, history)
+                versus_plain[index] = _minus(sample, _timed(lambda m=messages: plain.run(m)))
+    rows, ok = [], True
+    for label, values in (
+        ("own time: the turn minus the time inside litellm.completion", own),
+        ("the turn minus plain LiteLLM replaying its two requests", versus_plain),
+    ):
+        for clock_name, part in (("wall", 0), ("cpu", 1)):
+            at_first = median([values[i][part] for i in first])
+            at_last = median([values[i][part] for i in last])
+            growth = at_last / at_first if at_first > 0 else float("inf")
+            passed = growth <= GROWTH_TARGET
+            ok = ok and passed
+            rows.append(
+                [
+                    f"{label} ({clock_name})",
+                    ms(at_first),
+                    ms(at_last),
+                    f"{growth:.2f} {verdict(passed)}",
+                ]
+            )
+    print(
+        table(
+            f"One growing conversation, {turns} one-tool turns with history kept "
+            f"({len(agent.chat_history)} messages at the end); medians of turns 1-{window} "
+            f"and {turns - window + 1}-{turns}, ms per turn",
+            ["overhead measure", "first turns", "last turns", "last / first"],
+            rows,
+        )
+    )
+    return ok
+
+
+def profile_turns(server: ServerProcess, turns: int) -> None:
+    agent = make_agent(server.llm_config())
+    for _ in range(10):
+        agent.chat(PROMPT)
+        agent.clear_history()
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(turns):
+        agent.chat(PROMPT)
+        agent.clear_history()
+    profiler.disable()
+    for order in ("cumulative", "tottime"):
+        out = io.StringIO()
+        stats = pstats.Stats(profiler, stream=out).strip_dirs().sort_stats(order)
+        stats.print_stats(30)
+        print(f"\ncProfile of {turns} agent.chat turns, sorted by {order}:")
+        print(out.getvalue())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--history-turns", type=int, default=200)
+    parser.add_argument("--window", type=int, default=20)
+    parser.add_argument("--profile", action="store_true", help="also cProfile agent.chat turns")
+    args = parser.parse_args()
+    print(f"overhead: {machine()}")
+    with ServerProcess() as server:
+        plain = PlainTurn(server.llm_config(), capture_request(make_agent, PROMPT))
+        bare = median_round_trip(
+            server.port, request_bodies(plain.messages_for(PROMPT, []), plain.tools, stream=False)
+        )
+        print(f"server's own time for the two requests (bare http.client): {ms(bare)} ms")
+        ok = measure_repeated(server, plain, args.turns, args.rounds)
+        window = min(args.window, max(1, args.history_turns // 2))
+        ok = measure_growing(server, plain, args.history_turns, window) and ok
+        if args.profile:
+            profile_turns(server, args.turns)
+    print(f"\noverhead targets: {verdict(ok)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""Plain LiteLLM doing what one agent turn does: the baseline every benchmark compares to.
+
+A :class:`PlainTurn` sends the two requests of a one-tool turn -- the same
+model, messages and tool schemas the agent sends (captured from a real agent
+turn by :func:`capture_request`) -- and runs the tool by hand in between, with
+``litellm.completion``, ``litellm.acompletion`` or a streamed completion.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from served import MODEL, add
+
+
+@dataclass(frozen=True)
+class CapturedRequest:
+    """The first request of an agent turn: its messages and tool schemas."""
+
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+
+
+def capture_request(make_agent: Callable[[dict[str, str]], Any], prompt: str) -> CapturedRequest:
+    """Run one turn of the agent ``make_agent(llm)`` builds on a scripted server; keep request 1."""
+    from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
+
+    script = [ToolCalls([Call("add", {"a": 1, "b": 2})]), Text("3")]
+    with LocalLLMServer(script) as server:
+        make_agent(server.llm_config(MODEL)).chat(prompt)
+        first = server.requests[0]
+    return CapturedRequest(messages=first.messages, tools=first.tools)
+
+
+def _litellm() -> Any:
+    from praisonlike.llm.backend import load_litellm
+
+    return load_litellm()
+
+
+def _tool_messages(call_id: str, name: str, arguments: str) -> list[dict[str, Any]]:
+    result = {"add": add}[name](**json.loads(arguments))
+    call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+    return [
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": call_id, "content": str(result)},
+    ]
+
+
+class PlainTurn:
+    """One-tool turns with nothing but LiteLLM, against ``llm`` (an agent's ``llm=`` dict)."""
+
+    def __init__(self, llm: dict[str, str], request: CapturedRequest) -> None:
+        self.tools = request.tools
+        self._params: dict[str, Any] = dict(llm, max_retries=0, tools=request.tools)
+        self._messages = request.messages
+
+    def messages_for(self, prompt: str, history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The first request's messages for ``prompt`` after ``history``."""
+        system = [m for m in self._messages[:1] if m.get("role") == "system"]
+        return [*system, *history, {"role": "user", "content": prompt}]
+
+    def run(self, messages: list[dict[str, Any]] | None = None) -> str:
+        litellm = _litellm()
+        messages = list(messages or self._messages)
+        first = litellm.completion(messages=messages, **self._params)
+        call = first.choices[0].message.tool_calls[0]
+        messages += _tool_messages(call.id, call.function.name, call.function.arguments)
+        second = litellm.completion(messages=messages, **self._params)
+        return str(second.choices[0].message.content)
+
+    async def arun(self, messages: list[dict[str, Any]] | None = None) -> str:
+        litellm = _litellm()
+        messages = list(messages or self._messages)
+        first = await litellm.acompletion(messages=messages, **self._params)
+        call = first.choices[0].message.tool_calls[0]
+        messages += _tool_messages(call.id, call.function.name, call.function.arguments)
+        second = await litellm.acompletion(messages=messages, **self._params)
+        return str(second.choices[0].message.content)
+
+    def run_streamed(self) -> str:
+        litellm = _litellm()
+        messages = list(self._messages)
+        options = {"stream": True, "stream_options": {"include_usage": True}}
+        call_id, name, arguments = "", "", []
+        for chunk in litellm.completion(messages=messages, **self._params, **options):
+            if not chunk.choices:
+                continue
+            for fragment in chunk.choices[0].delta.tool_calls or []:
+                call_id = fragment.id or call_id
+                name = fragment.function.name or name
+                arguments.append(fragment.function.arguments or "")
+        messages += _tool_messages(call_id, name, "".join(arguments))
+        text = []
+        for chunk in litellm.completion(messages=messages, **self._params, **options):
+            if chunk.choices and chunk.choices[0].delta.content:
+                text.append(chunk.choices[0].delta.content)
+        return "".join(text)
+
+
+def close_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what LiteLLM left running on ``loop`` (its logging worker), then close it.
+
+    Closing a loop with LiteLLM's logging tasks still pending can crash the
+    interpreter when they are garbage-collected at exit.
+    """
+    pending = asyncio.all_tasks(loop)
+    for task in pending:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.close()

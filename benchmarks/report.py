@@ -1,0 +1,56 @@
+"""Statistics and the plain-text tables every benchmark prints."""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+from collections.abc import Sequence
+from importlib.metadata import version
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def p90(values: Sequence[float]) -> float:
+    """The 90th percentile (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[max(0, -(-len(ordered) * 9 // 10) - 1)]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f}"
+
+
+def kib(size: float) -> str:
+    return f"{size / 1024:.1f}"
+
+
+def ratio(value: float, reference: float) -> str:
+    return f"{value / reference:.3f}" if reference > 0 else "n/a"
+
+
+def verdict(ok: bool) -> str:
+    return "ok" if ok else "MISSED"
+
+
+def machine() -> str:
+    """One line naming the machine and the versions measured."""
+    return (
+        f"{os.cpu_count()} CPUs, {platform.machine()}, Python {platform.python_version()}, "
+        f"litellm {version('litellm')}, openai {version('openai')}, httpx {version('httpx')}"
+    )
+
+
+def table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A left-aligned text table under ``title``."""
+    cells = [list(headers), *(list(row) for row in rows)]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+
+    def line(row: Sequence[str]) -> str:
+        return "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+
+    rule = "  ".join("-" * width for width in widths)
+    body = "\n".join(line(row) for row in cells[1:])
+    return f"\n{title}\n{line(cells[0])}\n{rule}\n{body}"

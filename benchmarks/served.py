@@ -1,0 +1,166 @@
+"""The benchmarks' LocalLLMServer, run in a process of its own.
+
+Every benchmark talks to a :class:`~praisonlike.testing.LocalLLMServer` that
+lives in a child process, so the server's work never competes for the
+client's GIL and its allocations never show up in the client's memory
+figures. The server answers a one-tool turn without a script: a request that
+offers tools and does not end with a tool result gets a call of ``add``; any
+other request gets :data:`ANSWER`.
+
+:func:`server_round_trip` measures the server's own time: the round trip of a
+request sent from a bare ``http.client`` connection, which is what a client
+that costs nothing would wait for.
+
+Run as a script it is the child: it prints the port, then serves until its
+stdin is closed.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+ANSWER = "The sum is 3."
+MODEL = "gpt-4o-mini"
+"""Sent as ``openai/gpt-4o-mini``: LiteLLM knows its window, so no context warning."""
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def _respond(request: Any) -> Any:
+    from praisonlike.testing import Call, Text, ToolCalls
+
+    messages = request.messages
+    if request.tools and messages and messages[-1].get("role") != "tool":
+        return ToolCalls([Call("add", {"a": 1, "b": 2})])
+    return Text(ANSWER)
+
+
+def bench_env() -> dict[str, str]:
+    """The environment every benchmark process runs with (no remote calls, local price map)."""
+    env = dict(os.environ)
+    env.setdefault("PRAISONLIKE_ALLOW_MODEL_REQUESTS", "0")
+    env.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    return env
+
+
+class ServerProcess:
+    """A LocalLLMServer in a child process; use as a context manager."""
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen[str] | None = None
+        self.port = 0
+
+    def __enter__(self) -> ServerProcess:
+        process = subprocess.Popen(
+            [sys.executable, __file__],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=bench_env(),
+        )
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        if not line.strip().isdigit():
+            process.kill()
+            raise RuntimeError(f"the benchmark server did not start (it printed {line!r})")
+        self._process = process
+        self.port = int(line)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        process = self._process
+        if process is None:
+            return
+        assert process.stdin is not None
+        process.stdin.close()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        self._process = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def llm_config(self) -> dict[str, str]:
+        """The ``llm=`` dict of an agent on this server."""
+        return {"model": f"openai/{MODEL}", "api_base": self.url, "api_key": "sk-test"}
+
+
+def request_bodies(
+    messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], *, stream: bool
+) -> list[bytes]:
+    """The JSON bodies of a one-tool turn's two requests, as a bare client would send them."""
+    first: dict[str, Any] = {"model": MODEL, "messages": list(messages), "tools": list(tools)}
+    if stream:
+        first["stream"] = True
+        first["stream_options"] = {"include_usage": True}
+    call = {
+        "id": "call_0",
+        "type": "function",
+        "function": {"name": "add", "arguments": '{"a": 1, "b": 2}'},
+    }
+    second = dict(first)
+    second["messages"] = [
+        *messages,
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_0", "content": "3"},
+    ]
+    return [json.dumps(first).encode(), json.dumps(second).encode()]
+
+
+def server_round_trip(port: int, bodies: Sequence[bytes], repeats: int) -> list[float]:
+    """Seconds taken by ``bodies`` sent in turn on one kept-alive connection, per repeat."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer sk-test"}
+    times: list[float] = []
+    try:
+        for _ in range(repeats):
+            started = time.perf_counter()
+            for body in bodies:
+                connection.request("POST", "/v1/chat/completions", body=body, headers=headers)
+                response = connection.getresponse()
+                response.read()
+                if response.status != 200:
+                    raise RuntimeError(f"the benchmark server answered {response.status}")
+            times.append(time.perf_counter() - started)
+    finally:
+        connection.close()
+    return times
+
+
+def median_round_trip(port: int, bodies: Sequence[bytes], repeats: int = 200) -> float:
+    """The median of :func:`server_round_trip` after a short warm-up."""
+    server_round_trip(port, bodies, 10)
+    return statistics.median(server_round_trip(port, bodies, repeats))
+
+
+def _serve() -> None:
+    from praisonlike.testing import LocalLLMServer
+
+    with LocalLLMServer(default=_respond, max_recorded=0) as server:
+        print(server.port, flush=True)
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    _serve()

@@ -1,0 +1,89 @@
+"""The ``praisonlike`` command (see docs/cli.md).
+
+``main(argv)`` parses the arguments, runs one command and returns its exit
+code (0 success, 1 the command failed, 2 it cannot run as configured, 130
+cancelled; see :mod:`praisonlike.cli.failures`). Every failure is printed as
+one line on stderr (``--debug`` adds the traceback and DEBUG logging); nothing
+the command prints can contain an API key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from praisonlike.cli.failures import ExitCode, report
+from praisonlike.cli.output import Output, one_line
+from praisonlike.cli.parser import API_KEY_ENV, build_parser
+
+Command = Callable[[argparse.Namespace, Output], ExitCode]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``praisonlike`` with ``argv`` (``sys.argv[1:]`` by default); returns the exit code."""
+    args = build_parser().parse_args(argv)
+    secrets = _secrets(args)
+    output = Output.create(secrets=secrets)
+    if args.debug:
+        from praisonlike.logging_setup import enable_debug_logging
+
+        enable_debug_logging(secrets=secrets)
+    with _warnings_on(output):
+        try:
+            return int(_command(args)(args, output))
+        except (Exception, KeyboardInterrupt) as exc:
+            return int(report(exc, output, debug=args.debug))
+
+
+def _command(args: argparse.Namespace) -> Command:
+    if args.command == "chat":
+        from praisonlike.cli.chat_command import run_chat
+
+        return run_chat
+    if args.command == "models":
+        from praisonlike.cli.models_command import run_models
+
+        return run_models
+    if args.command == "skills":
+        from praisonlike.cli.skills_command import run_skills
+
+        return run_skills
+    from praisonlike.cli.sessions_command import run_sessions
+
+    return run_sessions
+
+
+def _secrets(args: argparse.Namespace) -> list[str]:
+    """Every key the process knows literally: ``--api-key`` and the provider variables."""
+    from praisonlike.agent.default_model import PROVIDER_DEFAULTS
+
+    names = [API_KEY_ENV, *(name for name, _ in PROVIDER_DEFAULTS)]
+    values = [getattr(args, "api_key", None), *(os.environ.get(name) for name in names)]
+    return [value for value in values if value]
+
+
+@contextlib.contextmanager
+def _warnings_on(output: Output) -> Iterator[None]:
+    """Python warnings as one redacted ``praisonlike: warning:`` line on stderr."""
+
+    def show(message: Any, category: type[Warning], *_: Any, **__: Any) -> None:
+        output.err.print(
+            f"praisonlike: warning: {one_line(str(message))}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+
+    original = warnings.showwarning
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = original
+
+
+__all__ = ["main"]

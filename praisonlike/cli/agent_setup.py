@@ -1,0 +1,102 @@
+"""Building the agent of ``praisonlike chat`` from its options."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from praisonlike.agent.agent import Agent
+from praisonlike.cli.failures import MODEL_HINT, CommandFailed, ExitCode
+from praisonlike.errors import ConfigurationError
+
+
+def load_tool(spec: str) -> Callable[..., Any]:
+    """The callable ``module:attribute`` names (``attribute`` may be dotted).
+
+    The current directory is importable, so ``--tool mytools:search`` finds
+    ``./mytools.py``. Raises :class:`CommandFailed` (exit code 2) when the module
+    cannot be imported or the attribute is missing or not callable.
+    """
+    module_name, colon, attribute = spec.partition(":")
+    if not colon or not module_name or not attribute:
+        raise CommandFailed(
+            f"--tool {spec!r}: expected MODULE:FUNCTION, e.g. mytools:search",
+            exit_code=ExitCode.USAGE,
+        )
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        target: Any = importlib.import_module(module_name)
+    except Exception as exc:
+        raise CommandFailed(
+            f"--tool {spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}",
+            exit_code=ExitCode.USAGE,
+        ) from exc
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            raise CommandFailed(
+                f"--tool {spec!r}: {module_name!r} has no attribute {attribute!r}",
+                exit_code=ExitCode.USAGE,
+            )
+        target = getattr(target, part)
+    if not callable(target):
+        raise CommandFailed(
+            f"--tool {spec!r}: {attribute!r} is not callable", exit_code=ExitCode.USAGE
+        )
+    return target
+
+
+def choose_model(model: str | None) -> str:
+    """``model`` if given, else the default model from the environment.
+
+    Raises :class:`CommandFailed` (exit code 2) with the ways to set one.
+    """
+    if model:
+        return model
+    from praisonlike.agent.default_model import default_model
+
+    try:
+        return default_model()
+    except ConfigurationError as exc:
+        raise CommandFailed(
+            "no model configured", exit_code=ExitCode.USAGE, hint=MODEL_HINT
+        ) from exc
+
+
+def llm_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``llm=`` dict: the model, and the base URL and key when given."""
+    settings: dict[str, Any] = {"model": choose_model(args.model)}
+    if args.api_base:
+        settings["api_base"] = args.api_base
+    if args.api_key:
+        settings["api_key"] = args.api_key
+    return settings
+
+
+def build_agent(args: argparse.Namespace) -> Agent:
+    """The agent ``praisonlike chat`` talks to.
+
+    Tools come from ``--tool``; skills from ``--skills-dir`` (the default skill
+    folders otherwise); with ``--session`` the turns are kept in the session
+    store (``--store``, else the default database).
+    """
+    tools: Sequence[Callable[..., Any]] = [load_tool(spec) for spec in args.tool]
+    memory: Any = None
+    if args.session:
+        from praisonlike.agent.memory import MemoryConfig
+
+        memory = MemoryConfig(store=args.store) if args.store else True
+    elif args.store:
+        raise CommandFailed("--store needs --session ID", exit_code=ExitCode.USAGE)
+    return Agent(
+        instructions=args.instructions,
+        llm=llm_settings(args),
+        tools=tools,
+        session_id=args.session,
+        memory=memory,
+        skills=list(args.skills_dir) or True,
+    )

@@ -1,0 +1,92 @@
+"""The interactive session of ``praisonlike chat`` (no prompt given).
+
+A prompt is one line; a line ending with ``\\`` continues on the next one.
+``/exit`` or Ctrl-D leaves. Ctrl-C at the prompt discards what was typed;
+Ctrl-C while a turn runs cancels that turn and the session goes on. Any other
+``/name args`` is sent as it is: the agent runs skills itself. After every turn
+the session's running cost is shown (``unknown`` when no call had a price).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from praisonlike.agent.agent import Agent
+from praisonlike.cli.failures import ExitCode, report
+from praisonlike.cli.output import Output
+from praisonlike.cli.turn_runner import TurnRunner
+from praisonlike.display import LiveDisplay, format_cost
+from praisonlike.errors import RunCancelled
+
+PROMPT = "you> "
+CONTINUATION = "...> "
+EXIT_COMMAND = "/exit"
+
+
+def read_prompt(read_line: Callable[[str], str] = input) -> str:
+    """One prompt, joining lines that end with a backslash (the backslash removed).
+
+    Raises ``EOFError`` (Ctrl-D) and ``KeyboardInterrupt`` (Ctrl-C) from ``read_line``.
+    """
+    lines: list[str] = []
+    label = PROMPT
+    while True:
+        line = read_line(label)
+        if not line.endswith("\\"):
+            lines.append(line)
+            return "\n".join(lines)
+        lines.append(line[:-1])
+        label = CONTINUATION
+
+
+def run_session(agent: Agent, output: Output, *, stream: bool, debug: bool) -> ExitCode:
+    """Read prompts until ``/exit`` or end of input, running one turn for each."""
+    if sys.stdin.isatty():
+        _enable_line_editing()
+    runner = TurnRunner(
+        agent,
+        LiveDisplay(output.out),
+        on_cancel=lambda: output.info("cancelling the turn (Ctrl-C again to abandon it)"),
+    )
+    output.info(
+        f"praisonlike chat with {agent.llm}. {EXIT_COMMAND} or Ctrl-D leaves, Ctrl-C cancels "
+        "a running turn, a line ending with \\ continues on the next."
+    )
+    try:
+        while True:
+            try:
+                prompt = read_prompt()
+            except EOFError:
+                output.info("")
+                break
+            except KeyboardInterrupt:
+                output.info("")
+                continue
+            if prompt.strip() == EXIT_COMMAND:
+                break
+            if not prompt.strip():
+                continue
+            _run_turn(runner, prompt, output, stream=stream, debug=debug)
+            output.info(f"session cost: {format_cost(agent.total_cost)}")
+    finally:
+        runner.close()
+    return ExitCode.OK
+
+
+def _run_turn(
+    runner: TurnRunner, prompt: str, output: Output, *, stream: bool, debug: bool
+) -> None:
+    try:
+        runner.run(prompt, stream=stream)
+    except (RunCancelled, KeyboardInterrupt):
+        output.info("turn cancelled")
+    except Exception as exc:
+        report(exc, output, debug=debug)
+
+
+def _enable_line_editing() -> None:
+    try:
+        import readline  # noqa: F401  (importing it gives input() editing and history)
+    except ImportError:
+        return

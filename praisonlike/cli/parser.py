@@ -1,0 +1,131 @@
+"""The command line: ``praisonlike chat | models info | skills list | sessions list/show``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from praisonlike import __version__
+
+API_BASE_ENV = "PRAISONLIKE_API_BASE"
+API_KEY_ENV = "PRAISONLIKE_API_KEY"
+DEFAULT_INSTRUCTIONS = "You are a helpful assistant."
+
+
+def _debug_flag(parser: argparse.ArgumentParser, *, top_level: bool) -> None:
+    # Accepted before and after the subcommand; the subcommand's copy must not
+    # overwrite a --debug given before it, hence SUPPRESS as its default.
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        default=False if top_level else argparse.SUPPRESS,
+        help="log at DEBUG level to stderr (secrets redacted) and show tracebacks",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``praisonlike`` command."""
+    parser = argparse.ArgumentParser(
+        prog="praisonlike",
+        description="Chat with a praisonlike agent and inspect models, skills and sessions.",
+    )
+    parser.add_argument("--version", action="version", version=f"praisonlike {__version__}")
+    _debug_flag(parser, top_level=True)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _add_chat(commands)
+    _add_models(commands)
+    _add_skills(commands)
+    _add_sessions(commands)
+    return parser
+
+
+def _add_chat(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    chat = commands.add_parser(
+        "chat",
+        help="run one turn, or an interactive session when no prompt is given",
+        description=(
+            "Run one turn with PROMPT, or start an interactive session without it. "
+            "In a session: end a line with \\ to continue it, /exit or Ctrl-D leaves, "
+            "Ctrl-C cancels the running turn, /skill args runs a skill."
+        ),
+    )
+    chat.add_argument("prompt", nargs="?", help="the prompt; omit it for an interactive session")
+    chat.add_argument("--model", "-m", help="a LiteLLM model string (default: from environment)")
+    chat.add_argument(
+        "--api-base",
+        default=os.environ.get(API_BASE_ENV) or None,
+        help=f"the provider's base URL (env {API_BASE_ENV})",
+    )
+    chat.add_argument(
+        "--api-key",
+        default=os.environ.get(API_KEY_ENV) or None,
+        help=f"the provider's API key (env {API_KEY_ENV}; else the provider's own variable)",
+    )
+    chat.add_argument(
+        "--tool",
+        action="append",
+        default=[],
+        metavar="MODULE:FUNCTION",
+        help="offer this function as a tool (repeatable), e.g. --tool mytools:search",
+    )
+    chat.add_argument(
+        "--instructions", default=DEFAULT_INSTRUCTIONS, help="the agent's instructions"
+    )
+    chat.add_argument("--session", metavar="ID", help="keep the conversation in session ID")
+    chat.add_argument(
+        "--store", metavar="PATH", help="session database (default ~/.praisonlike/sessions.db)"
+    )
+    chat.add_argument(
+        "--skills-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="skill folder (repeatable; default ./.praisonlike/skills and ~/.praisonlike/skills)",
+    )
+    chat.add_argument(
+        "--stream",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="stream the answer as it is written (default: on)",
+    )
+    chat.add_argument(
+        "--json", action="store_true", help="print the turn's RunResult as JSON on stdout"
+    )
+    _debug_flag(chat, top_level=False)
+
+
+def _add_models(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    models = commands.add_parser("models", help="what LiteLLM's local model map knows")
+    actions = models.add_subparsers(dest="action", metavar="ACTION", required=True)
+    info = actions.add_parser("info", help="context window, prices and features of a model")
+    info.add_argument("model", help="a LiteLLM model string, e.g. gpt-4o-mini")
+    _debug_flag(info, top_level=False)
+
+
+def _add_skills(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    skills = commands.add_parser("skills", help="the skills the agent can use")
+    actions = skills.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="list the discovered skills")
+    listing.add_argument(
+        "--dir",
+        action="append",
+        default=[],
+        dest="dirs",
+        metavar="DIR",
+        help="skill folder (repeatable; default ./.praisonlike/skills and ~/.praisonlike/skills)",
+    )
+    _debug_flag(listing, top_level=False)
+
+
+def _add_sessions(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sessions = commands.add_parser("sessions", help="stored conversations")
+    actions = sessions.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="list the stored conversations")
+    listing.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
+    show = actions.add_parser("show", help="a conversation's turns and their steps")
+    show.add_argument("session_id", metavar="ID")
+    for sub in (listing, show):
+        sub.add_argument(
+            "--store", metavar="PATH", help="session database (default ~/.praisonlike/sessions.db)"
+        )
+        _debug_flag(sub, top_level=False)

@@ -1,0 +1,322 @@
+"""The live display of a turn: every event rendered as it happens.
+
+:class:`LiveDisplay` is called with each event of a turn (``display(event)``).
+On a terminal it shows a spinner while the model is being waited for, streams
+the answer, and prints one styled line per tool call, tool result, retry,
+fallback, stream reset, compaction, budget warning and error, then a summary
+of the turn (tokens, cost, latency). When the console is not a terminal the
+same information comes as plain text lines: no ANSI codes, no spinner.
+Free text from events is scrubbed of API keys before it is printed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from types import TracebackType
+from typing import Any
+
+from rich.console import Console
+from rich.status import Status
+from rich.text import Text
+
+from praisonlike.events import (
+    BudgetWarning,
+    CompactionEvent,
+    ErrorEvent,
+    FallbackEvent,
+    LLMRequest,
+    LLMResponse,
+    ReflectionEvent,
+    RetryEvent,
+    RunFinished,
+    RunStarted,
+    SkillInvoked,
+    SteeringEvent,
+    StreamReset,
+    TextDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from praisonlike.llm.errors import redact_secrets
+from praisonlike.result import RunResult, TerminationReason
+
+MAX_RESULT_LINES = 4
+MAX_LINE_CHARS = 200
+MAX_ARGUMENT_CHARS = 200
+
+_GLYPHS = {
+    True: {
+        "call": "→",
+        "result": "←",
+        "error": "✗",
+        "retry": "↻",
+        "fallback": "⇄",
+        "ok": "✓",
+        "more": "…",
+        "sep": "·",
+    },
+    False: {
+        "call": "->",
+        "result": "<-",
+        "error": "x",
+        "retry": "retry",
+        "fallback": "fallback",
+        "ok": "ok",
+        "more": "...",
+        "sep": "|",
+    },
+}
+
+
+def format_cost(cost: float | None, *, complete: bool = True) -> str:
+    """``$0.000123`` style; ``unknown`` for ``None``; ``>= $x`` when partly unknown."""
+    if cost is None:
+        return "unknown"
+    text = f"${cost:.2f}" if cost >= 0.1 else f"${cost:.6f}".rstrip("0").rstrip(".")
+    return text if complete else f">= {text} (partly unknown)"
+
+
+def format_arguments(arguments: dict[str, Any] | str, limit: int = MAX_ARGUMENT_CHARS) -> str:
+    """``key=value, ...`` with JSON values (a raw string stays as sent), cut at ``limit``."""
+    if isinstance(arguments, str):
+        text = arguments
+    else:
+        text = ", ".join(
+            f"{key}={json.dumps(value, ensure_ascii=False, default=str)}"
+            for key, value in arguments.items()
+        )
+    return shorten(text, limit)
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: max(limit - 1, 0)] + "…"
+
+
+def fold(
+    text: str, max_lines: int = MAX_RESULT_LINES, line_chars: int = MAX_LINE_CHARS
+) -> list[str]:
+    """The first ``max_lines`` lines of ``text`` (each cut to ``line_chars``), then a line
+    counting the lines left out."""
+    lines = text.strip("\n").splitlines() or [""]
+    shown = [
+        line if len(line) <= line_chars else line[: line_chars - 1] + "…"
+        for line in lines[:max_lines]
+    ]
+    hidden = len(lines) - len(shown)
+    if hidden:
+        shown.append(f"… {hidden} more line{'s' if hidden != 1 else ''}")
+    return shown
+
+
+class LiveDisplay:
+    """Renders a turn's events on a rich console (stdout by default).
+
+    Call it with every event of a turn, in order; it may be reused for the
+    next turn (a ``run_started`` event resets it). Calls are serialised by a
+    lock, so events may come from any thread. Events it does not know are
+    ignored. :meth:`close` stops a spinner left running by an aborted turn.
+    """
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console if console is not None else Console()
+        self._fancy = self.console.is_terminal
+        self._glyph = _GLYPHS[self._fancy]
+        self._lock = threading.RLock()
+        self._status: Status | None = None
+        self._mid_line = False
+        self._streamed_round = False
+
+    def __call__(self, event: Any) -> None:
+        with self._lock:
+            if not isinstance(event, LLMRequest):
+                self._stop_spinner()
+            self._render(event)
+
+    def close(self) -> None:
+        """Stop the spinner and end an unfinished line of streamed text."""
+        with self._lock:
+            self._stop_spinner()
+            self._end_text()
+
+    def __enter__(self) -> LiveDisplay:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- dispatch -------------------------------------------------------------------
+
+    def _render(self, event: Any) -> None:
+        if isinstance(event, RunStarted):
+            self._mid_line = False
+            self._streamed_round = False
+        elif isinstance(event, LLMRequest):
+            self._on_request(event)
+        elif isinstance(event, TextDelta):
+            self._write_text(event.text)
+            self._streamed_round = True
+        elif isinstance(event, LLMResponse):
+            self._on_response(event)
+        elif isinstance(event, ToolCallEvent):
+            self._line(
+                f"{self._glyph['call']} {event.name}({format_arguments(event.arguments)})", "cyan"
+            )
+        elif isinstance(event, ToolResultEvent):
+            self._on_tool_result(event)
+        elif isinstance(event, RunFinished):
+            self._on_finished(event)
+        else:
+            self._on_notice(event)
+
+    def _on_notice(self, event: Any) -> None:
+        g = self._glyph
+        if isinstance(event, RetryEvent):
+            detail = f": {self._clean(event.message)}" if event.message else ""
+            self._line(
+                f"{g['retry']} retry {event.attempt} in {event.wait:.2f}s after "
+                f"{event.error_kind} on {event.model}{detail}",
+                "yellow",
+            )
+        elif isinstance(event, FallbackEvent):
+            self._line(
+                f"{g['fallback']} falling back from {event.from_model} to {event.to_model}: "
+                f"{self._clean(event.reason)}",
+                "yellow",
+            )
+        elif isinstance(event, StreamReset):
+            self._line(
+                f"stream reset ({event.reason}): the text above is void, the round restarts",
+                "yellow",
+            )
+        elif isinstance(event, CompactionEvent):
+            self._line(_compaction_text(event), "red" if event.failed else "magenta")
+        elif isinstance(event, BudgetWarning):
+            self._line(
+                f"budget warning: {format_cost(event.spent)} of {format_cost(event.limit)} "
+                f"spent: {self._clean(event.message)}",
+                "bold yellow",
+            )
+        elif isinstance(event, ErrorEvent):
+            label = "error" if event.fatal else "recovered from"
+            self._line(
+                f"{g['error']} {label} {event.error_type}: {self._clean(event.message)}",
+                "bold red" if event.fatal else "yellow",
+            )
+        elif isinstance(event, SteeringEvent):
+            self._line(f"steering: {self._clean(event.text)}", "blue")
+        elif isinstance(event, SkillInvoked):
+            self._line(f"skill /{event.skill} {self._clean(event.arguments)}".rstrip(), "blue")
+        elif isinstance(event, ReflectionEvent):
+            verdict = "satisfactory" if event.satisfactory else "not satisfactory"
+            self._line(
+                f"reflection {event.round} ({verdict}): {self._clean(event.reflection)}", "blue"
+            )
+
+    def _on_request(self, event: LLMRequest) -> None:
+        self._streamed_round = False
+        if not self._fancy or event.purpose != "answer":
+            return
+        self._end_text()
+        label = f"waiting for {event.model}"
+        if event.iteration > 1:
+            label += f" (round {event.iteration})"
+        if self._status is None:
+            self._status = self.console.status(label, spinner="dots")
+            self._status.start()
+        else:
+            self._status.update(label)
+
+    def _on_response(self, event: LLMResponse) -> None:
+        if event.purpose == "answer" and not self._streamed_round and event.content:
+            self._write_text(event.content)
+        self._end_text()
+
+    def _on_tool_result(self, event: ToolResultEvent) -> None:
+        g = self._glyph
+        head = (
+            f"{g['error']} {event.name} failed"
+            if event.is_error
+            else (f"{g['result']} {event.name}")
+        )
+        lines = fold(redact_secrets(event.result))
+        style = "red" if event.is_error else "green"
+        self._line(f"{head} ({event.latency:.2f}s): {lines[0]}", style)
+        for line in lines[1:]:
+            self._line(f"    {line}", "dim")
+
+    def _on_finished(self, event: RunFinished) -> None:
+        self._end_text()
+        result = event.result
+        ok = event.termination_reason is TerminationReason.COMPLETED
+        mark = self._glyph["ok"] if ok else self._glyph["error"]
+        if result is None:
+            self._line(f"{mark} {event.termination_reason.value}", "green" if ok else "red")
+            return
+        separator = f" {self._glyph['sep']} "
+        self._line(f"{mark} {separator.join(_summary_parts(result))}", "dim" if ok else "red")
+
+    # -- output ---------------------------------------------------------------------
+
+    def _clean(self, text: str) -> str:
+        return shorten(redact_secrets(text), 500)
+
+    def _write_text(self, text: str) -> None:
+        if not text:
+            return
+        self.console.print(text, end="", markup=False, highlight=False, soft_wrap=True)
+        self._mid_line = not text.endswith("\n")
+
+    def _end_text(self) -> None:
+        if self._mid_line:
+            self.console.print(soft_wrap=True)
+            self._mid_line = False
+
+    def _line(self, text: str, style: str) -> None:
+        self._end_text()
+        self.console.print(Text(text, style=style if self._fancy else ""), soft_wrap=True)
+
+    def _stop_spinner(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+
+def _compaction_text(event: CompactionEvent) -> str:
+    how = event.route if event.strategy is None else f"{event.route}, {event.strategy}"
+    if event.failed:
+        return f"context compaction failed ({how}): {redact_secrets(event.failed)}"
+    text = (
+        f"context compacted ({how}): {event.tokens_before} -> {event.tokens_after} tokens, "
+        f"{event.messages_dropped} message{'s' if event.messages_dropped != 1 else ''} dropped"
+    )
+    if event.tool_outputs_truncated:
+        text += f", {event.tool_outputs_truncated} tool output(s) truncated"
+    return text
+
+
+def _summary_parts(result: RunResult) -> list[str]:
+    usage = result.usage
+    rounds = result.iterations
+    parts = [result.termination_reason.value, f"{rounds} round{'s' if rounds != 1 else ''}"]
+    if result.tool_calls:
+        count = len(result.tool_calls)
+        parts.append(f"{count} tool call{'s' if count != 1 else ''}")
+    parts += [
+        f"{usage.total_tokens} tokens ({usage.prompt_tokens} in, {usage.completion_tokens} out)",
+        f"cost {format_cost(usage.cost, complete=usage.cost_complete)}",
+        f"{result.latency:.2f}s",
+    ]
+    if result.error:
+        parts.append(shorten(redact_secrets(result.error), 300))
+    return parts
+
+
+__all__ = ["LiveDisplay", "fold", "format_arguments", "format_cost", "shorten"]

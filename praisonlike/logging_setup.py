@@ -1,0 +1,95 @@
+"""The ``praisonlike`` logger: silent by default, and scrubbed of secrets when enabled.
+
+Importing this module gives ``logging.getLogger("praisonlike")`` a
+:class:`logging.NullHandler`, so a library user sees nothing unless they
+configure logging. :class:`RedactingFilter` removes API keys and
+``Authorization: Bearer ...`` values from records (message, arguments,
+traceback); :func:`enable_debug_logging` (used by ``praisonlike --debug``)
+sends DEBUG records to stderr through it.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterable
+from typing import TextIO
+
+from praisonlike.llm.errors import redact_secrets
+
+LOGGER_NAME = "praisonlike"
+LITELLM_LOGGERS: tuple[str, ...] = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx")
+_REDACTED = "[REDACTED]"
+
+logger = logging.getLogger(LOGGER_NAME)
+if not any(isinstance(handler, logging.NullHandler) for handler in logger.handlers):
+    logger.addHandler(logging.NullHandler())
+
+
+class Redactor:
+    """Scrubs text of key-like tokens (see :func:`redact_secrets`) and of known secrets.
+
+    ``secrets`` are literal values (an API key given on the command line) that
+    are replaced wherever they appear, even when they do not look like a key.
+    Values shorter than 4 characters are ignored, so they cannot blank out text.
+    """
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, _REDACTED)
+        return redact_secrets(text)
+
+
+class RedactingFilter(logging.Filter):
+    """A filter that never drops a record but rewrites it without secrets.
+
+    The message is formatted once with its arguments, scrubbed, and stored back
+    with no arguments; a traceback or stack is formatted and scrubbed too, so any
+    handler that formats the record afterwards only sees redacted text.
+    """
+
+    def __init__(self, name: str = "", *, secrets: Iterable[str] = ()) -> None:
+        super().__init__(name)
+        self._redact = Redactor(secrets)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = self._redact(record.getMessage())
+        record.args = None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = self._redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self._redact(record.stack_info)
+        return True
+
+
+def enable_debug_logging(
+    stream: TextIO | None = None, *, secrets: Iterable[str] = ()
+) -> logging.Handler:
+    """Log ``praisonlike`` at DEBUG to ``stream`` (stderr by default), secrets redacted.
+
+    LiteLLM's and httpx's own loggers get the same filter, so their records are
+    scrubbed too whichever handler prints them. Returns the installed handler.
+    """
+    redacting = RedactingFilter(secrets=secrets)
+    handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(redacting)
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    for name in LITELLM_LOGGERS:
+        logging.getLogger(name).addFilter(redacting)
+    return handler
+
+
+__all__ = [
+    "LOGGER_NAME",
+    "RedactingFilter",
+    "Redactor",
+    "enable_debug_logging",
+    "logger",
+]

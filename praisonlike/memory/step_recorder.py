@@ -1,0 +1,103 @@
+"""Turning a turn's events into the step rows of the session store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from praisonlike.events import (
+    CompactionEvent,
+    FallbackEvent,
+    LLMRequest,
+    LLMResponse,
+    ReflectionEvent,
+    RetryEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from praisonlike.memory.records import MessageStatus, StepRecord
+from praisonlike.result import TerminationReason
+
+STATUS_OF: dict[TerminationReason, MessageStatus] = {
+    TerminationReason.COMPLETED: MessageStatus.NORMAL,
+    TerminationReason.MAX_ITERATIONS: MessageStatus.NORMAL,
+    TerminationReason.BUDGET_EXCEEDED: MessageStatus.ERROR,
+    TerminationReason.ERROR: MessageStatus.ERROR,
+    TerminationReason.CANCELLED: MessageStatus.CANCELLED,
+    TerminationReason.TIMEOUT: MessageStatus.TIMEOUT,
+    TerminationReason.GUARDRAIL_BLOCKED: MessageStatus.GUARDRAIL_BLOCKED,
+}
+
+
+class StepRecorder:
+    """Collects one step per tool_call, tool_result, llm_response, compaction,
+    retry, fallback and reflection event, in order. Call it with every event."""
+
+    def __init__(self) -> None:
+        self.steps: list[StepRecord] = []
+        self._last_request: list[dict[str, Any]] | None = None
+
+    def __call__(self, event: Any) -> None:
+        step = self._step_for(event, len(self.steps))
+        if step is not None:
+            self.steps.append(step)
+
+    def _step_for(self, event: Any, position: int) -> StepRecord | None:
+        if isinstance(event, LLMRequest):
+            self._last_request = event.messages
+            return None
+        if isinstance(event, LLMResponse):
+            return StepRecord(
+                position=position,
+                event_type="llm_response",
+                thought=event.content or None,
+                messages=self._last_request,
+                prompt_tokens=event.usage.prompt_tokens,
+                completion_tokens=event.usage.completion_tokens,
+                cost=event.usage.cost,
+                latency=event.latency,
+            )
+        if isinstance(event, ToolCallEvent):
+            arguments = (
+                event.arguments if isinstance(event.arguments, dict) else {"raw": event.arguments}
+            )
+            return StepRecord(
+                position=position, event_type="tool_call", tool=event.name, tool_input=arguments
+            )
+        if isinstance(event, ToolResultEvent):
+            return StepRecord(
+                position=position,
+                event_type="tool_result",
+                tool=event.name,
+                observation=event.result,
+                latency=event.latency,
+            )
+        if isinstance(event, CompactionEvent):
+            return StepRecord(
+                position=position,
+                event_type="compaction",
+                observation=(
+                    f"{event.route}: {event.tokens_before} -> {event.tokens_after} "
+                    f"tokens, {event.messages_dropped} messages dropped"
+                ),
+            )
+        if isinstance(event, RetryEvent):
+            return StepRecord(
+                position=position,
+                event_type="retry",
+                observation=f"{event.error_kind}: {event.message}",
+                latency=event.wait,
+            )
+        if isinstance(event, FallbackEvent):
+            return StepRecord(
+                position=position,
+                event_type="fallback",
+                observation=f"{event.from_model} -> {event.to_model} ({event.reason})",
+            )
+        if isinstance(event, ReflectionEvent):
+            return StepRecord(
+                position=position,
+                event_type="reflection",
+                thought=event.reflection,
+                observation="satisfactory" if event.satisfactory else "retry",
+            )
+        return None

@@ -1,0 +1,280 @@
+"""Sessions through the Agent: stored turns and steps, history loading, summaries, state."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from praisonlike import Agent, ExecutionConfig
+from praisonlike.agent.memory import MemoryConfig
+from praisonlike.errors import AuthenticationError, StateVersionError
+from praisonlike.memory import MessageStatus, SQLiteStore, atomic_write_json, read_json
+from praisonlike.testing import Call, Fault, LocalLLMServer, Text, ToolCalls
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def make_agent(llm: dict[str, Any], store: Any, **kwargs: Any) -> Agent:
+    memory = kwargs.pop("memory", MemoryConfig(store=store, long_term=False))
+    return Agent(
+        instructions="You remember things",
+        llm=llm,
+        tools=[add],
+        session_id=kwargs.pop("session_id", "s1"),
+        memory=memory,
+        **kwargs,
+    )
+
+
+def test_turn_and_steps_are_stored_in_order(
+    server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path
+) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    server.extend([ToolCalls([Call("add", {"a": 2, "b": 3})]), Text("five")])
+    agent = make_agent(llm, store, model_prices={"test-model": {"input": 1.0, "output": 2.0}})
+    assert agent.chat("2+3?") == "five"
+    turns = store.load_turns("s1")
+    assert len(turns) == 1
+    turn = turns[0]
+    assert (turn.query, turn.answer, turn.status) == ("2+3?", "five", MessageStatus.NORMAL)
+    assert turn.prompt_tokens == agent.usage.prompt_tokens > 0
+    assert turn.cost == pytest.approx(agent.total_cost)
+    kinds = [s.event_type for s in turn.steps]
+    assert kinds == ["llm_response", "tool_call", "tool_result", "llm_response"]
+    assert turn.steps[1].tool == "add" and turn.steps[1].tool_input == {"a": 2, "b": 3}
+    assert turn.steps[2].observation == "5"
+    first_sent = turn.steps[0].messages
+    assert first_sent is not None and first_sent[-1] == {"role": "user", "content": "2+3?"}
+    assert turn.steps[3].messages is not None and turn.steps[3].messages[-1]["role"] == "tool"
+    assert all(s.prompt_tokens > 0 for s in turn.steps if s.event_type == "llm_response")
+
+
+def test_failed_turn_is_stored_with_status_and_kept_out_of_history(
+    server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path
+) -> None:
+    db = tmp_path / "s.db"
+    server.extend([Text("hello back"), Fault.authentication()])
+    agent = make_agent(llm, SQLiteStore(db))
+    agent.chat("hello")
+    with pytest.raises(AuthenticationError):
+        agent.chat("this one fails")
+    statuses = [t.status for t in SQLiteStore(db).load_turns("s1")]
+    assert statuses == [MessageStatus.NORMAL, MessageStatus.ERROR]
+
+    server.add(Text("resumed"))
+    fresh = make_agent(llm, SQLiteStore(db))
+    fresh.chat("again")
+    sent = server.requests[-1].messages
+    assert [m["content"] for m in sent[1:]] == ["hello", "hello back", "again"]
+
+
+def test_history_rounds_limit_the_loaded_history(
+    server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path
+) -> None:
+    db = tmp_path / "s.db"
+    server.default = lambda request: Text(f"answer to {request.messages[-1]['content']}")
+    writer = make_agent(llm, SQLiteStore(db))
+    for n in range(5):
+        writer.chat(f"q{n}")
+    reader = make_agent(
+        llm, None, memory=MemoryConfig(store=SQLiteStore(db), history_rounds=2, long_term=False)
+    )
+    reader.chat("new")
+    contents = [m["content"] for m in server.requests[-1].messages[1:]]
+    assert contents == ["q3", "answer to q3", "q4", "answer to q4", "new"]
+
+
+def test_summary_updates_in_background_and_reaches_next_prompt(
+    server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path
+) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+
+    def respond(request: Any) -> Text:
+        system = request.messages[0]["content"]
+        if "long-term memory of a conversation" in system:
+            return Text("The user is called Ada.")
+        return Text("Nice to meet you" if "Ada" in request.messages[-1]["content"] else "Hi Ada")
+
+    server.default = respond
+    with make_agent(llm, store, memory=MemoryConfig(store=store)) as agent:
+        agent.chat("My name is Ada")
+        agent.wait_for_summaries()
+        assert store.get_summary("s1") == "The user is called Ada."
+        agent.chat("what is my name?")
+    last_answer_request = [
+        r
+        for r in server.requests
+        if "long-term memory of a conversation" not in r.messages[0]["content"]
+    ]
+    assert "The user is called Ada." in last_answer_request[-1].messages[0]["content"]
+    assert agent.usage.requests == 4  # two answers and two summaries, all counted
+
+
+def test_failing_summary_model_does_not_affect_the_answer(
+    server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path
+) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    errors: list[Any] = []
+    server.extend([Text("the answer"), Fault.server_error()])
+    agent = make_agent(
+        llm,
+        store,
+        memory=MemoryConfig(store=store),
+        on_event=lambda e: errors.append(e) if e.type == "error" else None,
+    )
+    assert agent.chat("question") == "the answer"
+    agent.close()
+    assert store.get_summary("s1") is None
+    assert errors and "summary update failed" in errors[0].message
+    assert store.load_turns("s1")[0].answer == "the answer"
+
+
+RESUME_SCRIPT = textwrap.dedent("""
+    import sys
+    from praisonlike import Agent
+    from praisonlike.agent.memory import MemoryConfig
+    url, db, prompt = sys.argv[1:4]
+    agent = Agent(instructions="x", llm={"model": "openai/test-model", "api_base": url,
+                  "api_key": "k"}, session_id="resume", memory=MemoryConfig(store=db,
+                  long_term=False))
+    print(agent.chat(prompt))
+    agent.close()
+""")
+
+
+def test_resume_across_two_processes(server: LocalLLMServer, tmp_path: Path) -> None:
+    server.default = lambda request: Text(f"seen {len(request.messages)} messages")
+    script = tmp_path / "resume.py"
+    script.write_text(RESUME_SCRIPT)
+    db = str(tmp_path / "s.db")
+    env = {**os.environ, "PRAISONLIKE_ALLOW_MODEL_REQUESTS": "0"}
+    for prompt in ("first", "second"):
+        out = subprocess.run(
+            [sys.executable, str(script), server.url, db, prompt],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.returncode == 0, out.stderr
+    second = server.requests[-1].messages
+    assert [m["content"] for m in second[1:]] == ["first", "seen 2 messages", "second"]
+
+
+KILL_SCRIPT = textwrap.dedent("""
+    import sys, time
+    from praisonlike import Agent
+    from praisonlike.agent.memory import MemoryConfig
+    url, db = sys.argv[1:3]
+    def slow(x: int) -> int:
+        \"\"\"Slow tool.\"\"\"
+        print("in-tool", flush=True)
+        time.sleep(60)
+        return x
+    agent = Agent(instructions="x", llm={"model": "openai/test-model", "api_base": url,
+                  "api_key": "k"}, tools=[slow], session_id="k",
+                  memory=MemoryConfig(store=db, long_term=False))
+    print(agent.chat("done before"), flush=True)
+    agent.chat("killed during")
+""")
+
+
+def test_sigkill_mid_turn_leaves_a_sound_store(server: LocalLLMServer, tmp_path: Path) -> None:
+    server.extend([Text("ok"), ToolCalls([Call("slow", {"x": 1})])])
+    script = tmp_path / "kill.py"
+    script.write_text(KILL_SCRIPT)
+    db = tmp_path / "s.db"
+    env = {**os.environ, "PRAISONLIKE_ALLOW_MODEL_REQUESTS": "0"}
+    proc = subprocess.Popen(
+        [sys.executable, str(script), server.url, str(db)],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    lines = [proc.stdout.readline().strip(), proc.stdout.readline().strip()]
+    assert lines == ["ok", "in-tool"]
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    turns = SQLiteStore(db).load_turns("k")
+    assert [(t.query, t.answer) for t in turns] == [("done before", "ok")]
+
+
+def test_save_and_load_state_round_trip(
+    server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path
+) -> None:
+    server.extend([Text("one"), Text("two")])
+    agent = Agent(
+        instructions="x", llm=llm, model_prices={"test-model": {"input": 1.0, "output": 1.0}}
+    )
+    agent.chat("first")
+    agent.steer("later, please be brief")
+    path = tmp_path / "state.json"
+    atomic_write_json(path, agent.save_state())
+    state = read_json(path)
+    assert state["version"] == 1
+    json.dumps(state)
+    restored = Agent.load_state(
+        state, instructions="x", llm=llm, model_prices={"test-model": {"input": 1.0, "output": 1.0}}
+    )
+    assert restored.chat_history == agent.chat_history
+    assert restored.usage == agent.usage
+    assert restored.pending_steering() == ["later, please be brief"]
+    restored.chat("second")
+    sent = [m["content"] for m in server.requests[-1].messages[1:]]
+    assert sent == ["first", "one", "later, please be brief", "second"] or sent == [
+        "first",
+        "one",
+        "second",
+        "later, please be brief",
+    ]
+
+
+def test_unknown_state_version_is_refused(llm: dict[str, Any]) -> None:
+    agent = Agent(instructions="x", llm=llm)
+    with pytest.raises(StateVersionError, match="version"):
+        agent.load_state({"version": 99, "history": []})
+
+
+def test_memory_needs_a_session_id(llm: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="session_id"):
+        Agent(instructions="x", llm=llm, memory=True)
+
+
+def test_timeout_turn_is_stored_as_timeout(
+    server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path
+) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+
+    def slow(x: int) -> int:
+        """Slow."""
+        time.sleep(0.5)
+        return x
+
+    server.extend([ToolCalls([Call("slow", {"x": 1})]), Text("late")])
+    agent = Agent(
+        instructions="x",
+        llm=llm,
+        tools=[slow],
+        session_id="t",
+        memory=MemoryConfig(store=store, long_term=False),
+        execution=ExecutionConfig(max_execution_time=0.2),
+    )
+    with pytest.raises(Exception, match="deadline"):
+        agent.chat("slow please")
+    assert [t.status for t in store.load_turns("t")] == [MessageStatus.TIMEOUT]

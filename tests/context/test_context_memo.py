@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+import copy
+
+from context_factories import simple_conversation, text, user
+
+from praisonlike.context import ContextConfig, ContextManager, Route, TokenCounter
+from praisonlike.context.memo import HistoryMemo
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.seen: list[dict] = []
+
+    def __call__(self, message: dict) -> tuple[int, int]:
+        self.seen.append(message)
+        return len(str(message.get("content"))), 1
+
+
+def test_only_appended_messages_are_measured() -> None:
+    record = Recorder()
+    memo = HistoryMemo(record, width=2)
+    history = simple_conversation(50, tool_words=3)
+    first = memo.totals(history)
+    assert first[1] == len(history) and len(record.seen) == len(history)
+    record.seen.clear()
+    longer = [*history, user("next")]
+    assert memo.totals(longer) == (first[0] + 4, first[1] + 1)
+    assert record.seen == [longer[-1]]
+
+
+def test_a_replaced_tail_is_remeasured_from_where_it_differs() -> None:
+    record = Recorder()
+    memo = HistoryMemo(record, width=2)
+    history = simple_conversation(300)
+    memo.totals([*history, user("first try")])
+    record.seen.clear()
+    assert memo.totals([*history, user("retry")])[1] == len(history) + 1
+    assert [m["content"] for m in record.seen] == ["retry"]
+    record.seen.clear()
+    compacted = [history[0], *history[-5:]]
+    assert memo.totals(compacted)[1] == 6
+    assert record.seen == compacted[1:]
+    assert memo.totals(compacted[:3])[1] == 3
+
+
+def test_messages_changed_in_place_are_remeasured() -> None:
+    record = Recorder()
+    memo = HistoryMemo(record, width=2)
+    history = copy.deepcopy(simple_conversation(20, tool_words=5))
+    before = memo.totals(history)
+    history[3]["content"] = text(100)
+    history[2]["tool_calls"][0]["function"]["name"] = "renamed"
+    record.seen.clear()
+    after = memo.totals(history)
+    assert record.seen[0] is history[2]
+    assert len(record.seen) == len(history) - 2
+    assert after[0] > before[0]
+
+
+def test_the_manager_notices_a_history_that_grew_in_place() -> None:
+    config = ContextConfig(max_context_tokens=4000, reserve_output_tokens=0)
+    manager = ContextManager("gpt-4o-mini", config, counter=TokenCounter("gpt-4o-mini"))
+    history = simple_conversation(4)
+    assert manager.route(history) is Route.FITS
+    history[1]["content"] = text(5000)
+    assert manager.route(history) is Route.COMPACT
