@@ -26,6 +26,7 @@ import io
 import pstats
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from plain import PlainTurn, capture_request, close_loop
@@ -70,6 +71,10 @@ def _timed_async(loop: asyncio.AbstractEventLoop, turn: Callable[[], Awaitable[s
         return sample
 
     return loop.run_until_complete(measure())
+
+
+def _chat(agent: Agent, prompt: str) -> str:
+    return str(agent.chat(prompt))
 
 
 def _cleared(agent: Agent, run: Callable[[], str]) -> Callable[[], str]:
@@ -195,7 +200,7 @@ class _CompletionClock:
     def __init__(self) -> None:
         from praisonlike.llm.backend import load_litellm
 
-        self._litellm = load_litellm()
+        self._litellm: Any = load_litellm()
         self._original = self._litellm.completion
         self.inside: Sample = (0.0, 0.0)
 
@@ -231,11 +236,11 @@ def measure_growing(server: ServerProcess, plain: PlainTurn, turns: int, window:
             prompt = f"Question {index + 1}: {PROMPT}"
             history = agent.chat_history
             clock.inside = (0.0, 0.0)
-            sample = _timed(lambda prompt=prompt: str(agent.chat(prompt)))
+            sample = _timed(partial(_chat, agent, prompt))
             own[index] = _minus(sample, clock.inside)
             if index in first or index in last:
                 messages = plain.messages_for(prompt, history)
-                versus_plain[index] = _minus(sample, _timed(lambda m=messages: plain.run(m)))
+                versus_plain[index] = _minus(sample, _timed(partial(plain.run, messages)))
     rows, ok = [], True
     for label, values in (
         ("own time: the turn minus the time inside litellm.completion", own),

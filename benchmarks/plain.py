@@ -27,9 +27,9 @@ class CapturedRequest:
 
 def capture_request(make_agent: Callable[[dict[str, str]], Any], prompt: str) -> CapturedRequest:
     """Run one turn of the agent ``make_agent(llm)`` builds on a scripted server; keep request 1."""
-    from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
+    from praisonlike.testing import Call, LocalLLMServer, Response, Text, ToolCalls
 
-    script = [ToolCalls([Call("add", {"a": 1, "b": 2})]), Text("3")]
+    script: list[Response] = [ToolCalls([Call("add", {"a": 1, "b": 2})]), Text("3")]
     with LocalLLMServer(script) as server:
         make_agent(server.llm_config(MODEL)).chat(prompt)
         first = server.requests[0]

@@ -11,8 +11,8 @@ other request gets :data:`ANSWER`.
 request sent from a bare ``http.client`` connection, which is what a client
 that costs nothing would wait for.
 
-Run as a script it is the child: it prints the port, then serves until its
-stdin is closed.
+Run as a script it is the child: it prints the port, serves until its stdin
+is closed, then prints a JSON summary (requests served, server-side errors).
 """
 
 from __future__ import annotations
@@ -61,6 +61,8 @@ class ServerProcess:
     def __init__(self) -> None:
         self._process: subprocess.Popen[str] | None = None
         self.port = 0
+        self.summary: dict[str, Any] = {}
+        """After the block: ``requests`` served and the server's ``errors`` (first ten)."""
 
     def __enter__(self) -> ServerProcess:
         process = subprocess.Popen(
@@ -88,14 +90,28 @@ class ServerProcess:
         process = self._process
         if process is None:
             return
-        assert process.stdin is not None
+        assert process.stdin is not None and process.stdout is not None
         process.stdin.close()
         try:
+            last = process.stdout.read().strip().splitlines()
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+            last = []
         self._process = None
+        if last:
+            self.summary = json.loads(last[-1])
+
+    def describe(self) -> str:
+        """One line saying what the server saw (call after the ``with`` block)."""
+        errors = self.summary.get("errors") or []
+        shown = "; ".join(errors[:3])
+        return (
+            f"server: {self.summary.get('requests', '?')} requests, "
+            f"{self.summary.get('error_count', '?')} server-side errors"
+            + (f" ({shown})" if shown else "")
+        )
 
     @property
     def url(self) -> str:
@@ -160,6 +176,13 @@ def _serve() -> None:
     with LocalLLMServer(default=_respond, max_recorded=0) as server:
         print(server.port, flush=True)
         sys.stdin.read()
+        errors = server.errors
+        summary = {
+            "requests": server.request_count,
+            "error_count": len(errors),
+            "errors": errors[:10],
+        }
+    print(json.dumps(summary), flush=True)
 
 
 if __name__ == "__main__":

@@ -6,8 +6,11 @@ LiteLLM is imported only when a model is first called (or by :func:`warmup`).
 
 from __future__ import annotations
 
+import logging
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
+
+logging.getLogger("praisonlike").addHandler(logging.NullHandler())
 
 __version__ = "0.1.0"
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextvars
+import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 class CancelToken:
@@ -11,7 +16,10 @@ class CancelToken:
 
     ``cancel()`` may be called from any thread. The run checks the token
     before each LLM call, between tool calls, between stream chunks and during
-    backoff sleeps; an async run also wakes up from a pending LLM call.
+    backoff sleeps, and abandons a pending LLM call at once. A running tool is
+    abandoned at once under ``achat``; a sync tool under ``chat`` runs in the
+    caller's thread, so the turn ends when it returns (a long tool can watch
+    ``RunContext.cancel_token``).
     """
 
     def __init__(self) -> None:
@@ -55,3 +63,51 @@ class CancelToken:
                 return remove
         callback()
         return lambda: None
+
+
+def iterate_cancellable(
+    produce: Callable[[], Iterable[T]], token: CancelToken
+) -> Generator[T, None, None]:
+    """Yield what ``produce()`` yields, computed on a daemon thread, until ``token`` is cancelled.
+
+    For blocking I/O the caller cannot interrupt (an HTTP call, a stream's next
+    chunk). An exception of ``produce`` is raised here. On cancellation
+    :class:`~praisonlike.errors.RunCancelled` is raised at once; the thread is
+    left to finish on its own (it stops at its next item) and its output is
+    dropped. Closing the iterator early likewise abandons the thread.
+    """
+    from praisonlike.errors import RunCancelled
+
+    items: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+    abandoned = threading.Event()
+
+    def pump() -> None:
+        try:
+            for item in produce():
+                if abandoned.is_set():
+                    return
+                items.put(("item", item))
+        except BaseException as exc:  # handed to the consumer, which re-raises it
+            items.put(("error", exc))
+        else:
+            items.put(("end", None))
+
+    context = contextvars.copy_context()
+    threading.Thread(
+        target=context.run, args=(pump,), name="praisonlike-model-call", daemon=True
+    ).start()
+    remove = token.on_cancel(lambda: items.put(("cancelled", None)))
+    try:
+        while True:
+            kind, value = items.get()
+            if kind == "item":
+                yield value
+            elif kind == "end":
+                return
+            elif kind == "error":
+                raise value
+            else:
+                raise RunCancelled(token.reason or "cancelled")
+    finally:
+        abandoned.set()
+        remove()

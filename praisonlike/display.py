@@ -45,26 +45,25 @@ MAX_RESULT_LINES = 4
 MAX_LINE_CHARS = 200
 MAX_ARGUMENT_CHARS = 200
 
+# Line prefixes on a terminal, and in plain text.
 _GLYPHS = {
     True: {
-        "call": "→",
-        "result": "←",
-        "error": "✗",
-        "retry": "↻",
-        "fallback": "⇄",
-        "ok": "✓",
-        "more": "…",
-        "sep": "·",
+        "call": "→ ",
+        "result": "← ",
+        "error": "✗ ",
+        "retry": "↻ ",
+        "fallback": "⇄ ",
+        "ok": "✓ ",
+        "sep": " · ",
     },
     False: {
-        "call": "->",
-        "result": "<-",
-        "error": "x",
-        "retry": "retry",
-        "fallback": "fallback",
-        "ok": "ok",
-        "more": "...",
-        "sep": "|",
+        "call": "-> ",
+        "result": "<- ",
+        "error": "! ",
+        "retry": "",
+        "fallback": "",
+        "ok": "",
+        "sep": " | ",
     },
 }
 
@@ -156,7 +155,7 @@ class LiveDisplay:
 
     def _render(self, event: Any) -> None:
         if isinstance(event, RunStarted):
-            self._mid_line = False
+            self._end_text()
             self._streamed_round = False
         elif isinstance(event, LLMRequest):
             self._on_request(event)
@@ -167,7 +166,7 @@ class LiveDisplay:
             self._on_response(event)
         elif isinstance(event, ToolCallEvent):
             self._line(
-                f"{self._glyph['call']} {event.name}({format_arguments(event.arguments)})", "cyan"
+                f"{self._glyph['call']}{event.name}({format_arguments(event.arguments)})", "cyan"
             )
         elif isinstance(event, ToolResultEvent):
             self._on_tool_result(event)
@@ -181,13 +180,13 @@ class LiveDisplay:
         if isinstance(event, RetryEvent):
             detail = f": {self._clean(event.message)}" if event.message else ""
             self._line(
-                f"{g['retry']} retry {event.attempt} in {event.wait:.2f}s after "
+                f"{g['retry']}retry {event.attempt} in {event.wait:.2f}s after "
                 f"{event.error_kind} on {event.model}{detail}",
                 "yellow",
             )
         elif isinstance(event, FallbackEvent):
             self._line(
-                f"{g['fallback']} falling back from {event.from_model} to {event.to_model}: "
+                f"{g['fallback']}falling back from {event.from_model} to {event.to_model}: "
                 f"{self._clean(event.reason)}",
                 "yellow",
             )
@@ -207,7 +206,7 @@ class LiveDisplay:
         elif isinstance(event, ErrorEvent):
             label = "error" if event.fatal else "recovered from"
             self._line(
-                f"{g['error']} {label} {event.error_type}: {self._clean(event.message)}",
+                f"{g['error']}{label} {event.error_type}: {self._clean(event.message)}",
                 "bold red" if event.fatal else "yellow",
             )
         elif isinstance(event, SteeringEvent):
@@ -241,11 +240,10 @@ class LiveDisplay:
 
     def _on_tool_result(self, event: ToolResultEvent) -> None:
         g = self._glyph
-        head = (
-            f"{g['error']} {event.name} failed"
-            if event.is_error
-            else (f"{g['result']} {event.name}")
-        )
+        if event.is_error:
+            head = f"{g['error']}{event.name} failed"
+        else:
+            head = f"{g['result']}{event.name}"
         lines = fold(redact_secrets(event.result))
         style = "red" if event.is_error else "green"
         self._line(f"{head} ({event.latency:.2f}s): {lines[0]}", style)
@@ -258,10 +256,11 @@ class LiveDisplay:
         ok = event.termination_reason is TerminationReason.COMPLETED
         mark = self._glyph["ok"] if ok else self._glyph["error"]
         if result is None:
-            self._line(f"{mark} {event.termination_reason.value}", "green" if ok else "red")
+            self._line(f"{mark}{event.termination_reason.value}", "green" if ok else "red")
             return
-        separator = f" {self._glyph['sep']} "
-        self._line(f"{mark} {separator.join(_summary_parts(result))}", "dim" if ok else "red")
+        self._line(
+            f"{mark}{self._glyph['sep'].join(_summary_parts(result))}", "dim" if ok else "red"
+        )
 
     # -- output ---------------------------------------------------------------------
 

@@ -4,15 +4,16 @@ Importing this module gives ``logging.getLogger("praisonlike")`` a
 :class:`logging.NullHandler`, so a library user sees nothing unless they
 configure logging. :class:`RedactingFilter` removes API keys and
 ``Authorization: Bearer ...`` values from records (message, arguments,
-traceback); :func:`enable_debug_logging` (used by ``praisonlike --debug``)
-sends DEBUG records to stderr through it.
+traceback); :func:`debug_logging` (used by ``praisonlike --debug``) sends DEBUG
+records to stderr through it for the duration of a ``with`` block.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TextIO
 
 from praisonlike.llm.errors import redact_secrets
@@ -67,29 +68,40 @@ class RedactingFilter(logging.Filter):
         return True
 
 
-def enable_debug_logging(
+@contextlib.contextmanager
+def debug_logging(
     stream: TextIO | None = None, *, secrets: Iterable[str] = ()
-) -> logging.Handler:
-    """Log ``praisonlike`` at DEBUG to ``stream`` (stderr by default), secrets redacted.
+) -> Iterator[logging.Handler]:
+    """Within the block, log ``praisonlike`` at DEBUG to ``stream`` (stderr by default),
+    secrets redacted; everything is put back as it was on exit.
 
-    LiteLLM's and httpx's own loggers get the same filter, so their records are
-    scrubbed too whichever handler prints them. Returns the installed handler.
+    LiteLLM's and httpx's own loggers get the same filter meanwhile, so their
+    records are scrubbed too whichever handler prints them. Yields the handler.
     """
     redacting = RedactingFilter(secrets=secrets)
     handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(redacting)
+    others = [logging.getLogger(name) for name in LITELLM_LOGGERS]
+    level = logger.level
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)
-    for name in LITELLM_LOGGERS:
-        logging.getLogger(name).addFilter(redacting)
-    return handler
+    for other in others:
+        other.addFilter(redacting)
+    try:
+        yield handler
+    finally:
+        for other in others:
+            other.removeFilter(redacting)
+        logger.setLevel(level)
+        logger.removeHandler(handler)
+        handler.close()
 
 
 __all__ = [
     "LOGGER_NAME",
     "RedactingFilter",
     "Redactor",
-    "enable_debug_logging",
+    "debug_logging",
     "logger",
 ]

@@ -14,9 +14,12 @@ from typing import Any
 
 from praisonlike.agent.chat import ChatMixin
 from praisonlike.agent.context import ContextMixin
+from praisonlike.agent.guardrails import GuardrailConfig, GuardrailMixin
+from praisonlike.agent.hooks import HooksMixin
 from praisonlike.agent.memory import MemoryConfig, MemoryMixin, memory_config
 from praisonlike.agent.observers import Observer, ObserversMixin
 from praisonlike.agent.prompt import PromptMixin
+from praisonlike.agent.reflection import ReflectionMixin
 from praisonlike.agent.skills import SkillMixin, skill_folders
 from praisonlike.agent.state import StateMixin
 from praisonlike.agent.steering import SteeringMixin
@@ -24,9 +27,11 @@ from praisonlike.agent.structured_output import StructuredOutputMixin
 from praisonlike.agent.tool_execution import ToolExecutionMixin
 from praisonlike.agent.turn import TurnMixin
 from praisonlike.context import ContextConfig
+from praisonlike.hooks import HookRunner
 from praisonlike.llm import backend
 from praisonlike.llm.config import ExecutionConfig, LLMConfig
 from praisonlike.llm.usage import Usage, UsageTracker
+from praisonlike.tools.approval import normalise_approver
 from praisonlike.tools.executor import Approver
 from praisonlike.tools.registry import ToolRegistry
 
@@ -53,6 +58,9 @@ class Agent(
     SteeringMixin,
     ObserversMixin,
     StateMixin,
+    HooksMixin,
+    GuardrailMixin,
+    ReflectionMixin,
 ):
     """A single LLM agent with tools.
 
@@ -90,6 +98,12 @@ class Agent(
         skills: bool | str | Path | Sequence[str | Path] | None = None,
         tracing: Any = False,
         on_event: Observer | Sequence[Observer] | None = None,
+        hooks: Mapping[Any, Any] | None = None,
+        guardrails: GuardrailConfig | None = None,
+        self_reflect: bool = False,
+        min_reflect: int = 1,
+        max_reflect: int = 3,
+        reflect_llm: str | None = None,
     ) -> None:
         if llm is not None and model is not None:
             raise TypeError("pass llm= or its alias model=, not both")
@@ -114,7 +128,7 @@ class Agent(
         self.model_prices = model_prices
         self.usage_tracker = usage_tracker or UsageTracker()
         self.deps = deps
-        self.approval = approval
+        self.approval = normalise_approver(approval)
         self.rules = tuple(rules or ())
         self.use_system_prompt = use_system_prompt
         self.output_retries = output_retries
@@ -123,6 +137,19 @@ class Agent(
         self.skill_folders = skill_folders(skills)
         self.tracing = tracing
         self.on_event = (on_event,) if callable(on_event) else tuple(on_event or ())
+        if not 0 <= min_reflect <= max_reflect or max_reflect < 1:
+            raise ValueError(
+                "reflection needs 0 <= min_reflect <= max_reflect and max_reflect >= 1"
+            )
+        if guardrails is not None and not isinstance(guardrails, GuardrailConfig):
+            raise TypeError("guardrails must be a GuardrailConfig")
+        self.guardrails = guardrails
+        self.self_reflect = self_reflect
+        self.min_reflect = min_reflect
+        self.max_reflect = max_reflect
+        self.reflect_llm = reflect_llm
+        self._hook_runner = HookRunner()
+        self._hook_runner.add_mapping(hooks or {})
         self._tool_registry = ToolRegistry(tools or ())
         self._history: list[dict[str, Any]] = []
         self._last_result = None

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from praisonlike.context import ContextConfig, ContextManager, Prepared
-from praisonlike.llm.tool_loop import ContextSeam
+from praisonlike.llm.turn_spec import ContextSeam
 
 
 class _ContextSeam:
@@ -25,6 +25,11 @@ class _ContextSeam:
         self._manager = manager
         self._enabled = enabled
         self.summary_model = manager.config.summary_model
+
+    def route(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> Any:
+        if not self._enabled:
+            return "fits"
+        return self._manager.route(messages, tools)
 
     def prepare(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> Prepared:
         if not self._enabled:

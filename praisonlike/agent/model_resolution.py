@@ -7,6 +7,8 @@ and point the call at it.
 
 from __future__ import annotations
 
+from pydantic import SecretStr
+
 from praisonlike.agent.default_model import default_model
 from praisonlike.llm.config import LLMConfig
 
@@ -26,7 +28,7 @@ def resolve_llm(config: LLMConfig | None) -> LLMConfig:
     litellm_model, api_base = local_endpoint(config.model)
     update: dict[str, object] = {"model": litellm_model, "api_base": api_base}
     if config.api_key is None:
-        update["api_key"] = "local"
+        update["api_key"] = SecretStr("local")
     if config.temperature is None:
         update["temperature"] = 0.0
     return config.model_copy(update=update)

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from praisonlike.errors import ConfigurationError, OutputValidationError
 from praisonlike.llm.capabilities import ModelFeatures
-from praisonlike.llm.tool_loop import Accept, AnswerCheck, Revise
+from praisonlike.llm.turn_spec import Accept, AnswerCheck, Ask, Revise
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
@@ -113,35 +113,36 @@ class StructuredOutputMixin:
 
     def _answer_policy(
         self, options: dict[str, Any], features: ModelFeatures
-    ) -> tuple[AnswerCheck | None, int, dict[str, Any], str]:
-        """(answer check, retries, extra call params, system-prompt addition) for the turn."""
+    ) -> tuple[AnswerCheck | None, dict[str, Any], str]:
+        """(answer check, extra call params, system-prompt addition) for the turn."""
         spec = output_spec(options.get("output_pydantic"), options.get("output_json"))
         if spec is None:
-            return None, 0, {}, ""
+            return None, {}, ""
+        retries_left = [self.output_retries]
 
-        def check(answer: str, last_chance: bool) -> Accept | Revise:
+        def check(answer: str, ask: Ask) -> Accept | Revise:
             try:
                 return Accept(spec.validate(answer))
             except ValueError as exc:
-                if last_chance:
+                if retries_left[0] <= 0:
                     raise OutputValidationError(
                         f"the answer did not validate against {spec.name}:\n{exc}",
                         raw_output=answer,
                         errors=str(exc),
                     ) from exc
+                retries_left[0] -= 1
                 return Revise(
                     f"Your answer did not match the required schema:\n{exc}\n"
                     "Answer again with only the corrected JSON."
                 )
 
         params: dict[str, Any] = {}
-        instruction = schema_instruction(spec)
         if features.response_schema:
             params["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": _schema_name(spec.name), "schema": spec.schema},
             }
-        return check, self.output_retries, params, instruction
+        return check, params, schema_instruction(spec)
 
 
 def _schema_name(name: str) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from praisonlike.cancellation import CancelToken
+from praisonlike.hooks import HookRunner
 from praisonlike.llm.config import ExecutionConfig
 from praisonlike.tools.executor import Approver, TurnTools
 from praisonlike.tools.registry import ToolRegistry
@@ -19,6 +20,7 @@ class ToolExecutionMixin:
     execution: ExecutionConfig
     deps: Any
     approval: Approver | None
+    _hook_runner: HookRunner
 
     @property
     def tools(self) -> list[str]:
@@ -47,4 +49,5 @@ class ToolExecutionMixin:
             cancel=cancel,
             tool_timeout=self.execution.tool_timeout,
             approver=self.approval,
+            hooks=self._hook_runner,
         )

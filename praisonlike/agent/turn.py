@@ -21,11 +21,18 @@ from typing import TYPE_CHECKING, Any
 from praisonlike.cancellation import CancelToken
 from praisonlike.errors import InvalidInputError, UnsupportedInputError
 from praisonlike.events import RunStarted
+from praisonlike.hooks import HookRunner
 from praisonlike.llm.accounting import RunAccounting
 from praisonlike.llm.capabilities import ModelFeatures, model_features
 from praisonlike.llm.config import ExecutionConfig, LLMConfig
 from praisonlike.llm.dispatcher import Dispatcher
-from praisonlike.llm.tool_loop import AnswerCheck, ContextSeam, TurnOutcome, TurnSpec
+from praisonlike.llm.turn_spec import (
+    AnswerCheck,
+    ContextSeam,
+    TurnOutcome,
+    TurnSpec,
+    chain_checks,
+)
 from praisonlike.llm.usage import UsageTracker
 from praisonlike.result import RunResult, ToolMode
 from praisonlike.tools.executor import TurnTools
@@ -98,6 +105,7 @@ class TurnMixin:
     _active_cancels: set[CancelToken]
     _cancel_lock: threading.Lock
     _resolved_llm: LLMConfig | None
+    _hook_runner: HookRunner
 
     if TYPE_CHECKING:  # provided by the other mixins of Agent
 
@@ -105,7 +113,13 @@ class TurnMixin:
 
         def _answer_policy(
             self, options: dict[str, Any], features: ModelFeatures
-        ) -> tuple[AnswerCheck | None, int, dict[str, Any], str]: ...
+        ) -> tuple[AnswerCheck | None, dict[str, Any], str]: ...
+
+        def _guardrail_check(self) -> AnswerCheck | None: ...
+
+        def _reflection_check(self, prompt: str, run_id: str) -> AnswerCheck | None: ...
+
+        def _preset_answer(self, prompt: str) -> str | None: ...
 
         def system_prompt(
             self,
@@ -204,7 +218,8 @@ class TurnMixin:
         schemas = registry.schemas()
 
         user_message = self._user_message(prompt, options.get("images"), features)
-        check, retries, params, instruction = self._answer_policy(options, features)
+        structured, params, instruction = self._answer_policy(options, features)
+        checks = [structured, self._guardrail_check(), self._reflection_check(prompt, run_id)]
         per_turn = "\n\n".join(p for p in (self._per_turn_prompt(), instruction) if p)
         system = self.system_prompt(tool_mode, schemas, per_turn=per_turn)
         prefix = self._prefix_messages(system, self._history)
@@ -230,11 +245,14 @@ class TurnMixin:
             execution=self.execution,
             accounting=RunAccounting(self.usage_tracker, self.execution, self.model_prices),
             context=self._context_for(models[0].model),
+            hooks=self._hook_runner,
+            agent=self,
+            prompt=query,
             deadline=deadline,
             cancel=cancel,
             drain_steering=lambda: self._drain_steering_into(steering_taken),
-            answer_check=check,
-            answer_retries=retries,
+            answer_check=chain_checks([c for c in checks if c is not None]),
+            preset_answer=self._preset_answer(query),
             call_params=params,
             started=started_at,
         )
@@ -247,7 +265,7 @@ class TurnMixin:
             tool_mode=tool_mode,
         )
         return Turn(
-            dispatcher=Dispatcher(spec, runner),
+            dispatcher=Dispatcher(spec, runner, self._hook_runner),
             started=started,
             cancel=cancel,
             skill=skill,

@@ -28,11 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     secrets = _secrets(args)
     output = Output.create(secrets=secrets)
-    if args.debug:
-        from praisonlike.logging_setup import enable_debug_logging
-
-        enable_debug_logging(secrets=secrets)
-    with _warnings_on(output):
+    with _debug_logging(args.debug, secrets), _warnings_on(output):
         try:
             return int(_command(args)(args, output))
         except (Exception, KeyboardInterrupt) as exc:
@@ -64,6 +60,17 @@ def _secrets(args: argparse.Namespace) -> list[str]:
     names = [API_KEY_ENV, *(name for name, _ in PROVIDER_DEFAULTS)]
     values = [getattr(args, "api_key", None), *(os.environ.get(name) for name in names)]
     return [value for value in values if value]
+
+
+@contextlib.contextmanager
+def _debug_logging(enabled: bool, secrets: list[str]) -> Iterator[None]:
+    if not enabled:
+        yield
+        return
+    from praisonlike.logging_setup import debug_logging
+
+    with debug_logging(secrets=secrets):
+        yield
 
 
 @contextlib.contextmanager

@@ -99,4 +99,5 @@ class TurnRunner:
         finally:
             if via_loop:
                 self._loop.remove_signal_handler(signal.SIGINT)
-            signal.signal(signal.SIGINT, previous)
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)

@@ -157,4 +157,5 @@ class RunAccounting:
     def _strongest(verdicts: list[BudgetVerdict | None]) -> BudgetVerdict | None:
         found = [v for v in verdicts if v is not None]
         stops = [v for v in found if v.action == "stop"]
-        return (stops or found or [None])[0]
+        chosen = stops or found
+        return chosen[0] if chosen else None

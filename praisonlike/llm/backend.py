@@ -15,6 +15,9 @@ import threading
 from pathlib import Path
 from types import ModuleType
 
+NO_WARMUP_ENV = "PRAISONLIKE_NO_WARMUP"
+"""Set to 1 (or true, yes, on) to keep :func:`warmup` from starting its thread."""
+
 _lock = threading.Lock()
 _module: ModuleType | None = None
 _warmup_thread: threading.Thread | None = None
@@ -65,14 +68,21 @@ def is_loaded() -> bool:
     return _module is not None
 
 
+def warmup_disabled() -> bool:
+    """True when ``PRAISONLIKE_NO_WARMUP`` asks for no background import."""
+    return os.environ.get(NO_WARMUP_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
 def warmup() -> None:
     """Start importing LiteLLM on a background thread; returns at once.
 
     A program that builds its agent and then does other work pays little of
-    LiteLLM's multi-second import at the first ``chat()``. Idempotent.
+    LiteLLM's multi-second import at the first ``chat()``. Idempotent. Does
+    nothing when ``PRAISONLIKE_NO_WARMUP=1``: LiteLLM is then imported by the
+    first model call, on the caller's thread.
     """
     global _warmup_thread
-    if _module is not None or _warmup_thread is not None:
+    if _module is not None or _warmup_thread is not None or warmup_disabled():
         return
     with _lock:
         if _warmup_thread is None:

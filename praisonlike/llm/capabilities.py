@@ -1,10 +1,15 @@
 """What a model can do, read from LiteLLM's bundled model map.
 
-The map is read as data (``litellm.model_cost``, the local copy LiteLLM ships,
-since :func:`praisonlike.llm.backend.load_litellm` sets
-``LITELLM_LOCAL_MODEL_COST_MAP``). LiteLLM's ``get_model_info`` is not called
-because for some providers (Ollama, Hugging Face) it asks a server, and this
-lookup must never do I/O.
+The bundled local models (``local``, ``local/<name>``, and the ``openai/<alias>``
+names their server is reached by) are answered first, from their
+:class:`~praisonlike.llm.local.LocalModelSpec`: they use text (ReAct) tool calls,
+which small models follow far better than their chat template's native format.
+
+Other models come from LiteLLM's map, read as data (``litellm.model_cost``, the
+local copy LiteLLM ships, since :func:`praisonlike.llm.backend.load_litellm`
+sets ``LITELLM_LOCAL_MODEL_COST_MAP``). LiteLLM's ``get_model_info`` is not
+called because for some providers (Ollama, Hugging Face) it asks a server, and
+this lookup must never do I/O.
 """
 
 from __future__ import annotations
@@ -81,6 +86,9 @@ def _cached_features(model: str, overrides: tuple[tuple[str, Any], ...]) -> Mode
 
 
 def _map_features(model: str) -> ModelFeatures:
+    local = _local_features(model)
+    if local is not None:
+        return local
     entry = _map_entry(model)
     if entry is None:
         return ModelFeatures()
@@ -93,6 +101,29 @@ def _map_features(model: str) -> ModelFeatures:
         max_output_tokens=_positive_int(entry.get("max_output_tokens")),
         known=True,
     )
+
+
+def _local_features(model: str) -> ModelFeatures | None:
+    from praisonlike.llm.local.model_file import DEFAULT_LOCAL_MODEL, LOCAL_MODELS
+    from praisonlike.llm.local.server import DEFAULT_CONTEXT, served_model_names
+
+    prefix, _, name = model.rpartition("/") if "/" in model else ("", "", model)
+    if model == "local":
+        prefix, name = "local", DEFAULT_LOCAL_MODEL
+    elif model.startswith("local/"):
+        prefix, name = "local", model[len("local/") :]
+    elif prefix not in ("", "openai"):
+        return None
+    spec = LOCAL_MODELS.get(name)
+    if spec is not None:
+        return ModelFeatures(
+            native_tool_calls=spec.native_tool_calls, context_window=spec.context_window
+        )
+    if (prefix == "local" and name.endswith(".gguf")) or (
+        prefix == "openai" and name in served_model_names()
+    ):
+        return ModelFeatures(native_tool_calls=False, context_window=DEFAULT_CONTEXT)
+    return None
 
 
 def _map_entry(model: str) -> Mapping[str, Any] | None:

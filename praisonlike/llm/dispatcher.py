@@ -13,15 +13,18 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from praisonlike.llm.drivers import AsyncDriver, SyncDriver, ToolRunner, iterate_sync
-from praisonlike.llm.tool_loop import ToolLoop, TurnOutcome, TurnSpec
+from praisonlike.llm.drivers import HookSeam as DriverHooks
+from praisonlike.llm.tool_loop import ToolLoop
+from praisonlike.llm.turn_spec import TurnOutcome, TurnSpec
 
 
 class Dispatcher:
     """One turn. Iterate :meth:`events` or :meth:`aevents` once, then read :attr:`outcome`."""
 
-    def __init__(self, spec: TurnSpec, execute_tool: ToolRunner) -> None:
+    def __init__(self, spec: TurnSpec, execute_tool: ToolRunner, hooks: DriverHooks) -> None:
         self.spec = spec
         self.execute_tool = execute_tool
+        self.hooks = hooks
         self.outcome: TurnOutcome | None = None
 
     def _finish(self, outcome: TurnOutcome) -> None:
@@ -32,6 +35,7 @@ class Dispatcher:
         driver = SyncDriver(
             self.spec.run_id,
             self.execute_tool,
+            self.hooks,
             cancel=self.spec.cancel,
             deadline=self.spec.deadline,
         )
@@ -42,6 +46,7 @@ class Dispatcher:
         driver = AsyncDriver(
             self.spec.run_id,
             self.execute_tool,
+            self.hooks,
             cancel=self.spec.cancel,
             deadline=self.spec.deadline,
         )

@@ -15,13 +15,14 @@ from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, TypeVar
 
-from praisonlike.cancellation import CancelToken
+from praisonlike.cancellation import CancelToken, iterate_cancellable
 from praisonlike.errors import RunCancelled, RunTimeout
 from praisonlike.events import TextDelta
 from praisonlike.llm.backend import load_litellm
 from praisonlike.llm.model_call import StreamAssembler, completion_kwargs, reply_from_response
 from praisonlike.llm.protocol import (
     CallModel,
+    InvokeHook,
     ModelFailed,
     ModelReply,
     RunTools,
@@ -34,12 +35,20 @@ T = TypeVar("T")
 LoopSteps = Generator[Any, Any, T]
 
 
+class HookSeam(Protocol):
+    """How hook commands are performed (see :class:`praisonlike.hooks.HookRunner`)."""
+
+    def run(self, context: Any) -> Any: ...
+
+    async def arun(self, context: Any) -> Any: ...
+
+
 class ToolRunner(Protocol):
     """The ``execute_tool`` seam: how the loop's tool calls are performed."""
 
-    def run(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome: ...
+    def run(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome | Exception: ...
 
-    async def arun(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome: ...
+    async def arun(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome | Exception: ...
 
     def parallel_safe(self, calls: tuple[ToolCall, ...]) -> bool: ...
 
@@ -79,12 +88,14 @@ class SyncDriver:
         self,
         run_id: str,
         tools: ToolRunner,
+        hooks: HookSeam,
         *,
         cancel: CancelToken | None = None,
         deadline: float | None = None,
     ) -> None:
         self._run_id = run_id
         self._tools = tools
+        self._hooks = hooks
         self._cancel = cancel
         self._deadline = deadline
 
@@ -100,6 +111,8 @@ class SyncDriver:
                 reply = yield from self._call_model(item)
             elif isinstance(item, RunTools):
                 reply = self._run_tools(item)
+            elif isinstance(item, InvokeHook):
+                reply = self._hooks.run(item.context)
             elif isinstance(item, Sleep):
                 if self._cancel is not None:
                     self._cancel.wait(item.seconds)
@@ -108,19 +121,32 @@ class SyncDriver:
             else:
                 yield item
 
+    def _model_output(self, command: CallModel) -> Generator[Any, None, None]:
+        """The response (non-streamed) or its chunks, abandoned at once on cancellation."""
+
+        def produce() -> Generator[Any, None, None]:
+            response = load_litellm().completion(**completion_kwargs(command))
+            if command.stream:
+                yield from response
+            else:
+                yield response
+
+        if self._cancel is None:
+            return produce()
+        return iterate_cancellable(produce, self._cancel)
+
     def _call_model(self, command: CallModel) -> Generator[Any, None, ModelReply | ModelFailed]:
         started = time.monotonic()
         streamed = False
+        output = self._model_output(command)
         try:
-            litellm = load_litellm()
-            response = litellm.completion(**completion_kwargs(command))
             if not command.stream:
                 return reply_from_response(
-                    response, model=command.llm.model, latency=time.monotonic() - started
+                    next(output), model=command.llm.model, latency=time.monotonic() - started
                 )
             assembler = StreamAssembler(command.llm.model)
             text_filter = _TextFilter(command.hold_back_calls)
-            for chunk in response:
+            for chunk in output:
                 stop = _stopped(self._cancel, self._deadline)
                 if stop is not None:
                     return ModelFailed(stop, streamed_text=streamed)
@@ -135,6 +161,8 @@ class SyncDriver:
             return assembler.reply(time.monotonic() - started, streamed_text=streamed)
         except Exception as exc:  # classified by the loop
             return ModelFailed(exc, streamed_text=streamed)
+        finally:
+            output.close()
 
     def _run_tools(self, command: RunTools) -> list[ToolOutcome | BaseException]:
         calls = command.calls
@@ -161,12 +189,14 @@ class AsyncDriver:
         self,
         run_id: str,
         tools: ToolRunner,
+        hooks: HookSeam,
         *,
         cancel: CancelToken | None = None,
         deadline: float | None = None,
     ) -> None:
         self._run_id = run_id
         self._tools = tools
+        self._hooks = hooks
         self._cancel = cancel
         self._deadline = deadline
 
@@ -189,6 +219,8 @@ class AsyncDriver:
                 reply = holder[0]
             elif isinstance(item, RunTools):
                 reply = await self._run_tools(item)
+            elif isinstance(item, InvokeHook):
+                reply = await self._hooks.arun(item.context)
             elif isinstance(item, Sleep):
                 await self._sleep(item.seconds)
             else:

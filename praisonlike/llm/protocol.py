@@ -85,4 +85,11 @@ class Sleep:
     seconds: float
 
 
-Command = CallModel | RunTools | Sleep
+@dataclass(frozen=True)
+class InvokeHook:
+    """Command: run the hooks registered for ``context.event``; returns a HookResult."""
+
+    context: Any
+
+
+Command = CallModel | RunTools | Sleep | InvokeHook

@@ -9,8 +9,9 @@ daemon thread, started on first use and shared by the process.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -50,3 +51,14 @@ def worker_threads() -> ThreadPoolExecutor:
         if _threads is None:
             _threads = ThreadPoolExecutor(max_workers=32, thread_name_prefix="praisonlike-tool")
     return _threads
+
+
+async def in_worker_thread(function: Callable[..., T], *args: Any) -> T:
+    """Run a blocking function in the shared pool without blocking the event loop.
+
+    Unlike ``asyncio.to_thread`` the pool is not the loop's default executor, so
+    ``asyncio.run`` does not wait at exit for a tool abandoned after a timeout.
+    """
+    context = contextvars.copy_context()
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(worker_threads(), context.run, function, *args)

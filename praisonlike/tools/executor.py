@@ -21,8 +21,10 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from praisonlike.cancellation import CancelToken
+from praisonlike.errors import HookError
+from praisonlike.hooks import HookContext, HookEvent, HookResult, HookRunner
 from praisonlike.llm.protocol import ToolCall, ToolOutcome
-from praisonlike.tools.async_bridge import submit_coroutine, worker_threads
+from praisonlike.tools.async_bridge import in_worker_thread, submit_coroutine, worker_threads
 from praisonlike.tools.function_tool import ToolArgumentError
 from praisonlike.tools.registry import ToolRegistry
 from praisonlike.tools.results import (
@@ -57,6 +59,7 @@ class TurnTools:
         cancel: CancelToken | None = None,
         tool_timeout: float | None = None,
         approver: Approver | None = None,
+        hooks: HookRunner | None = None,
     ) -> None:
         self._registry = registry
         self._run_id = run_id
@@ -65,6 +68,7 @@ class TurnTools:
         self._cancel = cancel
         self._tool_timeout = tool_timeout
         self._approver = approver
+        self._hooks = hooks
 
     # -- the ToolRunner protocol -------------------------------------------------------
 
@@ -75,7 +79,7 @@ class TurnTools:
                 return False
         return True
 
-    def run(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome:
+    def run(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome | HookError:
         started = time.monotonic()
         prepared = self._prepare(call, started)
         if isinstance(prepared, ToolOutcome):
@@ -83,6 +87,24 @@ class TurnTools:
         denied = self._check_approval_sync(prepared, started)
         if denied is not None:
             return denied
+        try:
+            if self._hooks is not None and self._hooks.has(HookEvent.BEFORE_TOOL):
+                before = self._hooks.run(self._hook_context(HookEvent.BEFORE_TOOL, prepared))
+                prepared = self._apply_before(prepared, before)
+            if isinstance(prepared, ToolOutcome):
+                return prepared
+            outcome = self._invoke_sync(prepared, deadline, started)
+            if self._hooks is not None and self._hooks.has(HookEvent.AFTER_TOOL):
+                after = self._hooks.run(self._hook_context(HookEvent.AFTER_TOOL, prepared, outcome))
+                outcome = self._apply_after(outcome, after)
+        except HookError as exc:
+            return exc
+        return outcome
+
+    def _invoke_sync(
+        self, prepared: _Prepared, deadline: float | None, started: float
+    ) -> ToolOutcome:
+        call = prepared.call
         timeout = self._timeout_for(prepared.tool, deadline)
         try:
             if prepared.tool.is_async:
@@ -103,7 +125,7 @@ class TurnTools:
             )
         return self._success(prepared, value, started)
 
-    async def arun(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome:
+    async def arun(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome | HookError:
         started = time.monotonic()
         prepared = self._prepare(call, started)
         if isinstance(prepared, ToolOutcome):
@@ -111,12 +133,30 @@ class TurnTools:
         denied = await self._check_approval_async(prepared, started)
         if denied is not None:
             return denied
+        try:
+            if self._hooks is not None and self._hooks.has(HookEvent.BEFORE_TOOL):
+                before = await self._hooks.arun(self._hook_context(HookEvent.BEFORE_TOOL, prepared))
+                prepared = self._apply_before(prepared, before)
+            if isinstance(prepared, ToolOutcome):
+                return prepared
+            outcome = await self._invoke_async_tool(prepared, deadline, started)
+            if self._hooks is not None and self._hooks.has(HookEvent.AFTER_TOOL):
+                context = self._hook_context(HookEvent.AFTER_TOOL, prepared, outcome)
+                outcome = self._apply_after(outcome, await self._hooks.arun(context))
+        except HookError as exc:
+            return exc
+        return outcome
+
+    async def _invoke_async_tool(
+        self, prepared: _Prepared, deadline: float | None, started: float
+    ) -> ToolOutcome:
+        call = prepared.call
         timeout = self._timeout_for(prepared.tool, deadline)
         try:
             if prepared.tool.is_async:
                 work: Awaitable[Any] = self._invoke_async(prepared)
             else:
-                work = asyncio.to_thread(prepared.tool.call, prepared.arguments, prepared.context)
+                work = in_worker_thread(prepared.tool.call, prepared.arguments, prepared.context)
             value = await asyncio.wait_for(work, timeout) if timeout is not None else await work
         except asyncio.TimeoutError:
             return self._timed_out(prepared, timeout, started)
@@ -125,6 +165,48 @@ class TurnTools:
                 prepared.call, prepared.arguments, tool_exception_message(call.name, exc), started
             )
         return self._success(prepared, value, started)
+
+    # -- hooks ---------------------------------------------------------------------
+
+    def _hook_context(
+        self, event: HookEvent, prepared: _Prepared, outcome: ToolOutcome | None = None
+    ) -> HookContext:
+        return HookContext(
+            event=event,
+            run_id=self._run_id,
+            agent=self._agent,
+            tool_name=prepared.call.name,
+            tool_call_id=prepared.call.id,
+            arguments=dict(prepared.arguments),
+            result=outcome.result if outcome is not None else None,
+            is_error=outcome.is_error if outcome is not None else None,
+        )
+
+    def _apply_before(self, prepared: _Prepared, result: HookResult) -> _Prepared | ToolOutcome:
+        if result.deny:
+            reason = f": {result.reason}" if result.reason else ""
+            text = f"Error: the call to tool '{prepared.call.name}' was denied by a hook{reason}"
+            return self._error(prepared.call, prepared.arguments, text, time.monotonic())
+        if result.arguments is None:
+            return prepared
+        try:
+            arguments = prepared.tool.validate(result.arguments)
+        except ToolArgumentError as exc:
+            raise HookError(
+                f"a BEFORE_TOOL hook gave invalid arguments: {exc}", hook="BEFORE_TOOL"
+            ) from exc
+        return _Prepared(prepared.call, prepared.tool, arguments, prepared.context)
+
+    def _apply_after(self, outcome: ToolOutcome, result: HookResult) -> ToolOutcome:
+        if result.result is None:
+            return outcome
+        return ToolOutcome(
+            call=outcome.call,
+            arguments=outcome.arguments,
+            result=result.result,
+            is_error=outcome.is_error,
+            latency=outcome.latency,
+        )
 
     # -- steps ---------------------------------------------------------------------
 
@@ -170,9 +252,7 @@ class TurnTools:
             return None
         verdict: Any = False
         if self._approver is not None:
-            verdict = await asyncio.to_thread(
-                self._approver, prepared.call.name, prepared.arguments
-            )
+            verdict = await in_worker_thread(self._approver, prepared.call.name, prepared.arguments)
             if inspect.isawaitable(verdict):
                 verdict = await verdict
         return None if verdict is True else self._denied(prepared, started)

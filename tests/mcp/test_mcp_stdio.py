@@ -10,6 +10,7 @@ import pytest
 from mcp_support import CallLog, MakeTools
 
 from praisonlike import Agent
+from praisonlike.llm.config import ExecutionConfig
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 from praisonlike.tools import RawTool
 from praisonlike.tools.mcp import MCPServerError, MCPTools
@@ -33,6 +34,7 @@ def test_tools_are_listed_with_the_servers_schemas(weather: MCPTools) -> None:
         "forecast",
         "get_weather",
         "radar",
+        "slow",
         "station_report",
     ]
     assert all(isinstance(tool, RawTool) for tool in tools.values())
@@ -122,6 +124,28 @@ def test_a_tool_error_of_the_server_is_an_error_tool_message(
     assert message["content"].startswith("Error: tool 'station_report' raised ToolError")
     assert "station s1 is offline" in message["content"]
     assert agent.last_result.tool_calls[0].is_error  # type: ignore[union-attr]
+
+
+async def test_a_timed_out_call_is_cancelled_and_the_session_stays_usable(
+    server: LocalLLMServer, llm: dict[str, Any], weather: MCPTools
+) -> None:
+    server.extend(
+        [
+            ToolCalls(
+                [
+                    Call("slow", {"seconds": 60}, id="s"),
+                    Call("get_weather", {"city": "Bern"}, id="w"),
+                ]
+            ),
+            Text("Partly."),
+        ]
+    )
+    agent = make_agent(llm, [weather], execution=ExecutionConfig(tool_timeout=0.5))
+    assert await agent.achat("Slow and weather?") == "Partly."
+
+    contents = {m["tool_call_id"]: m["content"] for m in tool_messages(server.requests[1])}
+    assert contents["s"] == "Error: tool 'slow' timed out after 0.5s"
+    assert contents["w"] == "Bern: sunny, 21c"
 
 
 def test_invalid_arguments_are_refused_before_the_server_is_called(

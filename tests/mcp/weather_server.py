@@ -15,6 +15,7 @@ import os
 import sys
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -63,6 +64,14 @@ def active_alerts(region: str) -> str:
     """Active alerts of a region (a dotted name, which model providers refuse)."""
     record("alerts.active", region=region)
     return f"no alerts in {region}"
+
+
+@server.tool()
+async def slow(seconds: float) -> str:
+    """Answers after a delay."""
+    record("slow", seconds=seconds)
+    await anyio.sleep(seconds)
+    return "finally"
 
 
 @server.tool()

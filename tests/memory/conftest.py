@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from postgres_support import fresh_store
 
 import praisonlike.memory
 from praisonlike.memory import MessageStatus, SessionStore, SQLiteStore, StepRecord, TurnRecord
@@ -27,6 +28,7 @@ StoreFactory = Callable[[Path], SessionStore]
 STORE_FACTORIES: dict[str, StoreFactory] = {
     "sqlite-file": lambda tmp: SQLiteStore(tmp / "sessions.db"),
     "sqlite-memory": lambda tmp: SQLiteStore(":memory:"),
+    "postgres": lambda tmp: fresh_store(),
 }
 
 

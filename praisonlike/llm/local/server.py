@@ -177,6 +177,12 @@ _servers: dict[str, LocalModelServer] = {}
 _servers_lock = threading.Lock()
 
 
+def served_model_names() -> frozenset[str]:
+    """The aliases (``openai/<alias>``) of the servers :func:`local_endpoint` is running."""
+    with _servers_lock:
+        return frozenset(server.alias for server in _servers.values())
+
+
 def resolve_local_model(model: str) -> tuple[str, Path, int]:
     """``(alias, GGUF path, context size)`` for a ``local`` model string.
 

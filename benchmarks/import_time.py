@@ -1,0 +1,116 @@
+"""What ``from praisonlike import Agent; Agent(instructions='x')`` costs a fresh interpreter.
+
+Each command runs in a new process, once to warm the file cache, then
+``--runs`` times; the median wall time is compared with ``python -c pass``.
+Target: within 60 ms. Then, with the background warmup disabled
+(``PRAISONLIKE_NO_WARMUP=1``, so nothing imports LiteLLM behind our back),
+the heavy modules must be absent from ``sys.modules`` after the constructor,
+and ``-X importtime`` names the largest imports that remain.
+
+    .venv/bin/python benchmarks/import_time.py [--runs 11]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import time
+
+from report import machine, median, ms, table, verdict
+from served import bench_env
+
+TARGET = 0.060
+HEAVY = ("litellm", "openai", "httpx", "rich", "tiktoken", "sqlite3")
+AGENT = "from praisonlike import Agent; Agent(instructions='x')"
+COMMANDS = {
+    "python -c pass": ("pass", {}),
+    "import praisonlike": ("import praisonlike", {}),
+    "Agent(instructions='x')": (AGENT, {}),
+    "Agent(instructions='x'), PRAISONLIKE_NO_WARMUP=1": (AGENT, {"PRAISONLIKE_NO_WARMUP": "1"}),
+}
+
+
+def _run(code: str, extra_env: dict[str, str]) -> float:
+    env = bench_env() | extra_env
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    return time.perf_counter() - started
+
+
+def time_commands(runs: int) -> dict[str, float]:
+    for code, extra in COMMANDS.values():
+        _run(code, extra)
+    samples: dict[str, list[float]] = {name: [] for name in COMMANDS}
+    for _ in range(runs):
+        for name, (code, extra) in COMMANDS.items():
+            samples[name].append(_run(code, extra))
+    return {name: median(values) for name, values in samples.items()}
+
+
+def heavy_modules_loaded(code: str) -> list[str]:
+    report = f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    probe = f"{code}\nimport json, sys\n{report}"
+    env = bench_env() | {"PRAISONLIKE_NO_WARMUP": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], env=env, check=True, capture_output=True, text=True
+    )
+    loaded: list[str] = json.loads(out.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+def largest_imports(code: str, count: int) -> list[tuple[str, int]]:
+    """The ``count`` top-level imports of ``code`` with the largest cumulative time (us)."""
+    env = bench_env() | {"PRAISONLIKE_NO_WARMUP": "1"}
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    pattern = re.compile(r"import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)")
+    top: list[tuple[str, int]] = []
+    for line in out.stderr.splitlines():
+        match = pattern.match(line)
+        if match and len(match.group(2)) <= 1:
+            top.append((match.group(3), int(match.group(1))))
+    return sorted(top, key=lambda item: -item[1])[:count]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=11)
+    args = parser.parse_args()
+    print(f"import_time: {machine()}")
+    medians = time_commands(args.runs)
+    baseline = medians["python -c pass"]
+    rows = []
+    for name, value in medians.items():
+        extra = value - baseline
+        mark = verdict(extra <= TARGET) if name.startswith("Agent") else ""
+        rows.append([name, ms(value), ms(extra), mark])
+    print(
+        table(
+            f"Fresh interpreter, median of {args.runs} runs after a warm-up (target: Agent() "
+            f"within {TARGET * 1000:.0f} ms of python -c pass)",
+            ["command", "median ms", "minus python -c pass", "target"],
+            rows,
+        )
+    )
+    ok = all(medians[n] - baseline <= TARGET for n in medians if n.startswith("Agent"))
+    print("\nWith PRAISONLIKE_NO_WARMUP=1, heavy modules in sys.modules:")
+    for code in ("import praisonlike", AGENT):
+        loaded = heavy_modules_loaded(code)
+        ok = ok and not loaded
+        print(f"  after {code!r}: {', '.join(loaded) or 'none'} {verdict(not loaded)}")
+    print(f"\nLargest top-level imports of {AGENT!r} (cumulative, -X importtime):")
+    for module, micros in largest_imports(AGENT, 8):
+        print(f"  {module:<40} {micros / 1000:7.1f} ms")
+    print(f"\nimport_time targets: {verdict(ok)}")
+
+
+if __name__ == "__main__":
+    main()

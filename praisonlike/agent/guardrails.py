@@ -1,0 +1,133 @@
+"""GuardrailMixin: input review and output guardrails.
+
+Input review (the platform's "preset operation"): a query containing one of
+``input_keywords`` (case-insensitive) gets ``preset_response`` without any LLM
+call; the turn ends with termination reason ``guardrail_blocked``, and events
+and history record it.
+
+Output guardrail: a callable ``(output) -> GuardrailResult`` or a string rule
+that the model judges. A failed check regenerates the answer with the feedback,
+up to ``guardrail_retries`` times, then :class:`GuardrailError`. A
+``fixed_output`` replaces the answer instead. With ``iter_stream`` the check
+runs on the final answer: streamed text of a rejected answer is followed by
+the regenerated answer's text (a ``text_delta`` of the next round).
+
+Uses from ``self``: ``guardrails``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from praisonlike.agent.structured_output import extract_json_text
+from praisonlike.errors import GuardrailError
+from praisonlike.llm.turn_spec import Accept, AnswerCheck, Ask, Revise
+
+JUDGE_INSTRUCTIONS = (
+    "You check an assistant's answer against a rule. Reply with only a JSON object "
+    '{"ok": true|false, "feedback": "what to change, if not ok"}.'
+)
+
+
+@dataclass(frozen=True)
+class GuardrailResult:
+    ok: bool
+    feedback: str | None = None
+    fixed_output: str | None = None
+
+
+OutputGuardrail = Callable[[Any], GuardrailResult] | str
+
+
+@dataclass(frozen=True)
+class GuardrailConfig:
+    input_keywords: Sequence[str] = field(default_factory=tuple)
+    preset_response: str = "Sorry, I can't help with that request."
+    output: OutputGuardrail | None = None
+    guardrail_retries: int = 2
+
+    def __post_init__(self) -> None:
+        if self.guardrail_retries < 0:
+            raise ValueError("guardrail_retries must be >= 0")
+        if self.output is not None and not (isinstance(self.output, str) or callable(self.output)):
+            raise TypeError("output guardrail must be a callable or a rule string")
+
+    def blocks(self, prompt: str) -> bool:
+        lowered = prompt.lower()
+        return any(k and k.lower() in lowered for k in self.input_keywords)
+
+
+def _judge_verdict(text: str) -> GuardrailResult:
+    try:
+        data = json.loads(extract_json_text(text))
+    except ValueError:
+        return GuardrailResult(ok=False, feedback=f"the judge's reply was not JSON: {text[:200]}")
+    if not isinstance(data, dict):
+        return GuardrailResult(ok=False, feedback="the judge's reply was not a JSON object")
+    return GuardrailResult(ok=bool(data.get("ok")), feedback=data.get("feedback") or None)
+
+
+def output_guardrail_check(config: GuardrailConfig) -> AnswerCheck | None:
+    """The answer check for ``config.output`` (fresh retry counter per turn)."""
+    rule = config.output
+    if rule is None:
+        return None
+    retries_left = [config.guardrail_retries]
+
+    def verdict_of(answer: str, ask: Ask) -> Generator[Any, Any, GuardrailResult]:
+        if isinstance(rule, str):
+            reply = yield from ask(
+                [
+                    {"role": "system", "content": JUDGE_INSTRUCTIONS},
+                    {"role": "user", "content": f"Rule: {rule}\n\nAnswer:\n{answer}"},
+                ],
+                "guardrail",
+            )
+            return _judge_verdict(reply.content)
+        result: Any = rule(answer)
+        if inspect.isawaitable(result):
+            from praisonlike.tools.async_bridge import submit_coroutine
+
+            pending = result
+
+            async def wait() -> Any:
+                return await pending
+
+            result = submit_coroutine(wait()).result()
+        if not isinstance(result, GuardrailResult):
+            raise GuardrailError(
+                f"the output guardrail returned {type(result).__name__}, not GuardrailResult"
+            )
+        return result
+
+    def check(answer: str, ask: Ask) -> Generator[Any, Any, Accept | Revise]:
+        result = yield from verdict_of(answer, ask)
+        if result.ok:
+            return Accept(answer)
+        if result.fixed_output is not None:
+            return Accept(result.fixed_output)
+        if retries_left[0] <= 0:
+            raise GuardrailError(f"the answer failed the output guardrail: {result.feedback}")
+        retries_left[0] -= 1
+        return Revise(
+            f"Your answer was rejected: {result.feedback or 'it broke a rule'}. "
+            "Answer again, fixing this."
+        )
+
+    return check
+
+
+class GuardrailMixin:
+    guardrails: GuardrailConfig | None
+
+    def _preset_answer(self, prompt: str) -> str | None:
+        if self.guardrails is not None and self.guardrails.blocks(prompt):
+            return self.guardrails.preset_response
+        return None
+
+    def _guardrail_check(self) -> AnswerCheck | None:
+        return output_guardrail_check(self.guardrails) if self.guardrails else None

@@ -1,0 +1,194 @@
+"""Hooks: user code that runs at fixed points of a turn and may change it.
+
+Register with ``Agent(hooks={HookEvent.BEFORE_TOOL: fn})`` or
+``@agent.on(HookEvent.BEFORE_TOOL)``. A hook receives a :class:`HookContext`
+and may return a :class:`HookResult` (or ``None`` to change nothing). Sync and
+async functions both work, under ``chat`` and ``achat`` alike. Several hooks of
+one event run in registration order, each seeing the previous one's changes.
+
+What a result may do, per event:
+
+- ``BEFORE_LLM``: replace ``messages``; ``block=True`` stops the call (the turn
+  answers ``output`` if given, else fails with :class:`HookError`).
+- ``BEFORE_TOOL``: replace ``arguments``; ``deny=True`` answers the model with
+  a "denied" tool error instead of running the tool.
+- ``AFTER_TOOL``: replace ``result`` (the text the model sees).
+- every other event: observe only.
+
+A hook that raises fails the turn with :class:`HookError` naming the hook,
+unless it was registered with ``fail_open=True`` (then it is logged and skipped).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+from praisonlike.errors import HookError
+
+logger = logging.getLogger("praisonlike.hooks")
+
+
+class HookEvent(str, Enum):
+    BEFORE_AGENT = "before_agent"
+    AFTER_AGENT = "after_agent"
+    BEFORE_LLM = "before_llm"
+    AFTER_LLM = "after_llm"
+    BEFORE_TOOL = "before_tool"
+    AFTER_TOOL = "after_tool"
+    ON_RETRY = "on_retry"
+    MODEL_FALLBACK = "model_fallback"
+    BEFORE_COMPACTION = "before_compaction"
+    AFTER_COMPACTION = "after_compaction"
+    ON_ERROR = "on_error"
+
+
+@dataclass(frozen=True)
+class HookContext:
+    """What a hook sees. Fields not relevant to the event are None."""
+
+    event: HookEvent
+    run_id: str
+    agent: Any = None
+    prompt: str | None = None
+    model: str | None = None
+    messages: list[dict[str, Any]] | None = None
+    response: Any = None
+    tool_name: str | None = None
+    tool_call_id: str | None = None
+    arguments: dict[str, Any] | None = None
+    result: str | None = None
+    is_error: bool | None = None
+    error: BaseException | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HookResult:
+    """A hook's changes; unset fields change nothing."""
+
+    messages: list[dict[str, Any]] | None = None
+    arguments: dict[str, Any] | None = None
+    result: str | None = None
+    block: bool = False
+    deny: bool = False
+    reason: str | None = None
+    output: str | None = None
+
+
+HookFunction = Callable[[HookContext], Any]
+
+
+@dataclass(frozen=True)
+class _Registered:
+    function: HookFunction
+    fail_open: bool
+
+    @property
+    def label(self) -> str:
+        return getattr(self.function, "__qualname__", repr(self.function))
+
+
+def _merge(base: HookResult, new: HookResult) -> HookResult:
+    changes = {k: v for k, v in vars(new).items() if v not in (None, False)}
+    return replace(base, **changes)
+
+
+def _apply(context: HookContext, result: HookResult) -> HookContext:
+    changes: dict[str, Any] = {}
+    if result.messages is not None:
+        changes["messages"] = result.messages
+    if result.arguments is not None:
+        changes["arguments"] = result.arguments
+    if result.result is not None:
+        changes["result"] = result.result
+    return replace(context, **changes) if changes else context
+
+
+class HookRunner:
+    """The registered hooks of an agent; runs them for one event at a time."""
+
+    def __init__(self) -> None:
+        self._hooks: dict[HookEvent, list[_Registered]] = {}
+
+    def register(
+        self, event: HookEvent, function: HookFunction, *, fail_open: bool = False
+    ) -> None:
+        if not isinstance(event, HookEvent):
+            event = HookEvent(event)
+        if not callable(function):
+            raise TypeError(f"a hook must be callable, not {type(function).__name__}")
+        self._hooks.setdefault(event, []).append(_Registered(function, fail_open))
+
+    def add_mapping(self, hooks: Mapping[Any, HookFunction | Sequence[HookFunction]]) -> None:
+        for event, functions in hooks.items():
+            for function in [functions] if callable(functions) else list(functions):
+                self.register(HookEvent(event), function)
+
+    def has(self, event: HookEvent) -> bool:
+        return bool(self._hooks.get(event))
+
+    def _failed(self, hook: _Registered, event: HookEvent, exc: BaseException) -> None:
+        if hook.fail_open:
+            logger.warning("hook %s for %s failed (fail_open): %s", hook.label, event.value, exc)
+            return
+        raise HookError(
+            f"hook {hook.label} for {event.value} raised {type(exc).__name__}: {exc}",
+            hook=hook.label,
+        ) from exc
+
+    def run(self, context: HookContext) -> HookResult:
+        """Run the event's hooks synchronously (async hooks on the bridge loop)."""
+        merged = HookResult()
+        for hook in self._hooks.get(context.event, ()):
+            try:
+                value = hook.function(context)
+                if inspect.isawaitable(value):
+                    from praisonlike.tools.async_bridge import submit_coroutine
+
+                    value = submit_coroutine(_await(value)).result()
+            except HookError:
+                raise
+            except Exception as exc:
+                self._failed(hook, context.event, exc)
+                continue
+            merged, context = self._take(hook, context, merged, value)
+        return merged
+
+    async def arun(self, context: HookContext) -> HookResult:
+        """Run the event's hooks under asyncio (sync hooks inline: keep them quick)."""
+        merged = HookResult()
+        for hook in self._hooks.get(context.event, ()):
+            try:
+                value = hook.function(context)
+                if inspect.isawaitable(value):
+                    value = await value
+            except HookError:
+                raise
+            except Exception as exc:
+                self._failed(hook, context.event, exc)
+                continue
+            merged, context = self._take(hook, context, merged, value)
+        return merged
+
+    def _take(
+        self, hook: _Registered, context: HookContext, merged: HookResult, value: Any
+    ) -> tuple[HookResult, HookContext]:
+        if value is None:
+            return merged, context
+        if not isinstance(value, HookResult):
+            self._failed(
+                hook,
+                context.event,
+                TypeError(f"returned {type(value).__name__}, not HookResult or None"),
+            )
+            return merged, context
+        return _merge(merged, value), _apply(context, value)
+
+
+async def _await(value: Any) -> Any:
+    return await value

@@ -1,0 +1,337 @@
+"""Cancellation: ``agent.cancel()`` and a ``CancelToken``, from another thread.
+
+A cancelled turn raises ``RunCancelled``, leaves the history unchanged, and
+``stream_events`` ends with a ``run_finished`` event whose termination reason
+is ``cancelled`` before raising. Cancellation is checked before each call,
+between tool calls, between stream chunks and during backoff sleeps; a
+pending model call is abandoned at once. Blocking tools wait on an Event the
+test controls, released when the test ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from praisonlike import Agent, CancelToken, ExecutionConfig, RunContext, TerminationReason
+from praisonlike.errors import RunCancelled
+from praisonlike.events import RetryEvent, RunFinished, TextDelta
+from praisonlike.testing import Call, Delay, Fault, LocalLLMServer, Text, ToolCalls
+
+WAYS = ("chat", "achat", "iter_stream")
+HANG_GUARD = 8.0  # seconds; only catches hangs
+LONG_STREAM = Text("word " * 200, chunk_size=5, chunk_delay=0.02)  # about 4 s if not cancelled
+
+
+@pytest.fixture
+def release() -> Iterator[threading.Event]:
+    event = threading.Event()
+    yield event
+    event.set()
+
+
+def when(condition: Callable[[], bool], action: Callable[[], None]) -> threading.Thread:
+    """Run ``action`` on another thread as soon as ``condition()`` holds."""
+
+    def watch() -> None:
+        deadline = time.monotonic() + HANG_GUARD
+        while not condition():
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.005)
+        action()
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
+def run_turn(agent: Agent, way: str, prompt: str = "go", **kwargs: Any) -> str:
+    if way == "chat":
+        return str(agent.chat(prompt, **kwargs))
+    if way == "achat":
+        return str(asyncio.run(agent.achat(prompt, **kwargs)))
+    return "".join(agent.iter_stream(prompt, **kwargs))
+
+
+def make_agent(server: LocalLLMServer, tools: list[Any] | None = None, **execution: Any) -> Agent:
+    execution.setdefault("retry_base", 0.01)
+    return Agent(
+        instructions="You use tools.",
+        llm=server.llm_config(),
+        tools=tools or [],
+        execution=ExecutionConfig(**execution),
+    )
+
+
+def primed(agent: Agent, server: LocalLLMServer) -> list[dict[str, Any]]:
+    server.add(Text("warm"))
+    agent.chat("warm up")
+    server.reset()
+    return agent.chat_history
+
+
+def assert_cancelled(agent: Agent, before: list[dict[str, Any]]) -> None:
+    assert agent.chat_history == before
+    result = agent.last_result
+    assert result is not None
+    assert result.termination_reason is TerminationReason.CANCELLED
+    assert result.error
+
+
+class BlockingTool:
+    """A tool that signals when it starts and blocks until released."""
+
+    def __init__(self, release: threading.Event) -> None:
+        self.entered = threading.Event()
+        self.release = release
+
+    def tool(self) -> Any:
+        def wait_for_release() -> str:
+            """Blocks until the test releases it."""
+            self.entered.set()
+            self.release.wait(HANG_GUARD)
+            return "released"
+
+        return wait_for_release
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_agent_cancel_mid_tool(server: LocalLLMServer, release: threading.Event, way: str) -> None:
+    blocking = BlockingTool(release)
+    agent = make_agent(server, [blocking.tool()])
+    before = primed(agent, server)
+    server.extend([ToolCalls([Call("wait_for_release", {})]), Text("never sent")])
+
+    def cancel_then_release() -> None:
+        agent.cancel()
+        release.set()  # a sync tool under chat() finishes; the turn must still end
+
+    when(blocking.entered.is_set, cancel_then_release)
+    with pytest.raises(RunCancelled):
+        run_turn(agent, way)
+
+    assert server.request_count == 1  # the tool result was never sent back
+    assert_cancelled(agent, before)
+
+
+@pytest.mark.parametrize("source", ["agent", "token"])
+async def test_achat_abandons_a_blocked_tool_at_once(
+    server: LocalLLMServer, release: threading.Event, source: str
+) -> None:
+    blocking = BlockingTool(release)
+    agent = make_agent(server, [blocking.tool()])
+    token = CancelToken()
+    server.extend([ToolCalls([Call("wait_for_release", {})]), Text("never sent")])
+    when(blocking.entered.is_set, agent.cancel if source == "agent" else token.cancel)
+
+    started = time.monotonic()
+    with pytest.raises(RunCancelled):
+        await agent.achat("go", cancel_token=token)
+
+    assert time.monotonic() - started < HANG_GUARD / 2
+    assert not release.is_set()  # the tool is still blocked: the turn did not wait for it
+    assert_cancelled(agent, [])
+
+
+def test_a_tool_can_watch_the_cancel_token(server: LocalLLMServer) -> None:
+    entered = threading.Event()
+
+    def cooperative(ctx: RunContext[None]) -> str:
+        """Works until cancelled."""
+        entered.set()
+        deadline = time.monotonic() + HANG_GUARD
+        while not ctx.cancel_token.cancelled and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return "stopped early"
+
+    agent = make_agent(server, [cooperative])
+    server.extend([ToolCalls([Call("cooperative", {})]), Text("never sent")])
+    when(entered.is_set, agent.cancel)
+
+    started = time.monotonic()
+    with pytest.raises(RunCancelled):
+        agent.chat("go")
+
+    assert time.monotonic() - started < HANG_GUARD / 2
+    assert server.request_count == 1
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_cancel_token_mid_tool(server: LocalLLMServer, release: threading.Event, way: str) -> None:
+    blocking = BlockingTool(release)
+    agent = make_agent(server, [blocking.tool()])
+    before = primed(agent, server)
+    token = CancelToken()
+    server.extend([ToolCalls([Call("wait_for_release", {})]), Text("never sent")])
+
+    def cancel_then_release() -> None:
+        token.cancel("the user pressed stop")
+        release.set()
+
+    when(blocking.entered.is_set, cancel_then_release)
+    with pytest.raises(RunCancelled, match="the user pressed stop"):
+        run_turn(agent, way, cancel_token=token)
+
+    assert server.request_count == 1
+    assert_cancelled(agent, before)
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_cancelled_token_sends_nothing(server: LocalLLMServer, way: str) -> None:
+    token = CancelToken()
+    token.cancel()
+    agent = make_agent(server)
+    server.add(Text("never sent"))
+
+    with pytest.raises(RunCancelled):
+        run_turn(agent, way, cancel_token=token)
+
+    assert server.request_count == 0
+    assert_cancelled(agent, [])
+
+
+def stream_until_cancelled(
+    agent: Agent, cancel: Callable[[], None], **kwargs: Any
+) -> tuple[list[Any], float]:
+    """Consume ``stream_events``; cancel from another thread after the first text delta."""
+    first_text = threading.Event()
+    when(first_text.is_set, cancel)
+    events: list[Any] = []
+    started = time.monotonic()
+    with pytest.raises(RunCancelled):
+        for event in agent.stream_events("go", **kwargs):
+            events.append(event)
+            if isinstance(event, TextDelta):
+                first_text.set()
+    return events, time.monotonic() - started
+
+
+@pytest.mark.parametrize("source", ["agent", "token"])
+def test_cancel_mid_stream(server: LocalLLMServer, source: str) -> None:
+    agent = make_agent(server)
+    before = primed(agent, server)
+    server.add(LONG_STREAM)
+    token = CancelToken()
+
+    events, elapsed = stream_until_cancelled(
+        agent, agent.cancel if source == "agent" else token.cancel, cancel_token=token
+    )
+
+    assert elapsed < 2.0  # the whole stream would take about 4 s
+    text = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert 0 < len(text) < len(LONG_STREAM.content)
+    finished = events[-1]
+    assert isinstance(finished, RunFinished)
+    assert finished.termination_reason is TerminationReason.CANCELLED
+    assert_cancelled(agent, before)
+
+
+def test_iter_stream_raises_when_cancelled(server: LocalLLMServer) -> None:
+    agent = make_agent(server)
+    server.add(LONG_STREAM)
+    seen = threading.Event()
+    when(seen.is_set, agent.cancel)
+
+    chunks: list[str] = []
+    with pytest.raises(RunCancelled):
+        for chunk in agent.iter_stream("go"):
+            chunks.append(chunk)
+            seen.set()
+
+    assert chunks and len("".join(chunks)) < len(LONG_STREAM.content)
+    assert_cancelled(agent, [])
+
+
+async def test_cancel_mid_astream(server: LocalLLMServer) -> None:
+    agent = make_agent(server)
+    server.add(LONG_STREAM)
+    first_text = threading.Event()
+    when(first_text.is_set, agent.cancel)
+
+    events: list[Any] = []
+    started = time.monotonic()
+    with pytest.raises(RunCancelled):
+        async for event in agent.astream_events("go"):
+            events.append(event)
+            if isinstance(event, TextDelta):
+                first_text.set()
+
+    assert time.monotonic() - started < 2.0
+    assert isinstance(events[-1], RunFinished)
+    assert events[-1].termination_reason is TerminationReason.CANCELLED
+    assert_cancelled(agent, [])
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_cancel_while_waiting_for_a_slow_model(server: LocalLLMServer, way: str) -> None:
+    agent = make_agent(server)
+    before = primed(agent, server)
+    server.add(Delay(30, Text("too late")))
+    when(lambda: server.request_count == 1, agent.cancel)
+
+    started = time.monotonic()
+    with pytest.raises(RunCancelled):
+        run_turn(agent, way)
+
+    assert time.monotonic() - started < HANG_GUARD / 2
+    assert_cancelled(agent, before)
+
+
+RETRY_AFTER = 5.0
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_cancel_during_backoff_is_prompt(server: LocalLLMServer, way: str) -> None:
+    agent = make_agent(server, max_retries=2)
+    before = primed(agent, server)
+    server.extend([Fault.rate_limit(retry_after=RETRY_AFTER), Text("never sent")])
+    when(lambda: server.request_count == 1, agent.cancel)
+
+    started = time.monotonic()
+    with pytest.raises(RunCancelled):
+        run_turn(agent, way)
+
+    assert time.monotonic() - started < RETRY_AFTER / 2
+    assert server.request_count == 1
+    assert_cancelled(agent, before)
+
+
+def test_cancel_during_backoff_after_the_retry_event(server: LocalLLMServer) -> None:
+    agent = make_agent(server, max_retries=2)
+    server.extend([Fault.rate_limit(retry_after=RETRY_AFTER), Text("never sent")])
+    retrying = threading.Event()
+    when(retrying.is_set, agent.cancel)
+
+    events: list[Any] = []
+    started = time.monotonic()
+    with pytest.raises(RunCancelled):
+        for event in agent.stream_events("go", stream=False):
+            events.append(event)
+            if isinstance(event, RetryEvent):
+                assert event.wait == pytest.approx(RETRY_AFTER)
+                retrying.set()
+
+    assert time.monotonic() - started < RETRY_AFTER / 2
+    assert isinstance(events[-1], RunFinished)
+    assert events[-1].termination_reason is TerminationReason.CANCELLED
+
+
+def test_the_agent_works_again_after_a_cancelled_turn(server: LocalLLMServer) -> None:
+    token = CancelToken()
+    token.cancel()
+    agent = make_agent(server)
+    with pytest.raises(RunCancelled):
+        agent.chat("go", cancel_token=token)
+
+    server.add(Text("fine again"))
+    assert agent.chat("again") == "fine again"
+    assert agent.chat_history == [
+        {"role": "user", "content": "again"},
+        {"role": "assistant", "content": "fine again"},
+    ]
