@@ -30,21 +30,39 @@ _EXPORTS: dict[str, str] = {
     "FunctionTool": "praisonlike.tools.function_tool",
     "tool": "praisonlike.tools.function_tool",
     "warmup": "praisonlike.llm.backend",
+    "HookEvent": "praisonlike.hooks",
+    "HookContext": "praisonlike.hooks",
+    "HookResult": "praisonlike.hooks",
+    "GuardrailConfig": "praisonlike.agent.guardrails",
+    "GuardrailResult": "praisonlike.agent.guardrails",
+    "MemoryConfig": "praisonlike.agent.memory",
+    "OTelTracer": "praisonlike.tracing",
 }
 
 if TYPE_CHECKING:
     from praisonlike.agent.agent import Agent
+    from praisonlike.agent.guardrails import GuardrailConfig, GuardrailResult
+    from praisonlike.agent.memory import MemoryConfig
     from praisonlike.cancellation import CancelToken
     from praisonlike.context import ContextConfig
+    from praisonlike.hooks import HookContext, HookEvent, HookResult
     from praisonlike.llm.backend import warmup
     from praisonlike.llm.config import ExecutionConfig, LLMConfig
     from praisonlike.llm.usage import Usage, UsageTracker
     from praisonlike.result import RunResult, TerminationReason, ToolCallRecord, ToolMode
     from praisonlike.tools.function_tool import FunctionTool, tool
     from praisonlike.tools.run_context import RunContext
+    from praisonlike.tracing import OTelTracer
 
 __all__ = [
     "Agent",
+    "GuardrailConfig",
+    "GuardrailResult",
+    "HookContext",
+    "HookEvent",
+    "HookResult",
+    "MemoryConfig",
+    "OTelTracer",
     "CancelToken",
     "ContextConfig",
     "ExecutionConfig",

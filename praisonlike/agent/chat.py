@@ -37,6 +37,8 @@ class ChatMixin:
 
         def _close_turn(self, turn: Turn) -> RunResult: ...
 
+        def _abandon_turn(self, turn: Turn) -> None: ...
+
     def chat(
         self,
         prompt: str,
@@ -130,6 +132,8 @@ class ChatMixin:
         """Yield every event of a turn, ending with ``run_finished``.
 
         If the turn failed, the typed error is raised after ``run_finished``.
+        Leaving the loop early abandons the turn: it is cancelled and history
+        is left as it was before the turn.
         """
         options = dict(
             tools=tools,
@@ -140,7 +144,11 @@ class ChatMixin:
             output_json=output_json,
         )
         turn = self._open_turn(prompt, stream=stream, options=options)
-        yield from turn.events()
+        try:
+            yield from turn.events()
+        except GeneratorExit:
+            self._abandon_turn(turn)
+            raise
         self._close_turn(turn)
 
     async def astream_events(
@@ -165,8 +173,12 @@ class ChatMixin:
             output_json=output_json,
         )
         turn = self._open_turn(prompt, stream=stream, options=options)
-        async for event in turn.aevents():
-            yield event
+        try:
+            async for event in turn.aevents():
+                yield event
+        except GeneratorExit:
+            self._abandon_turn(turn)
+            raise
         self._close_turn(turn)
 
     @property

@@ -275,6 +275,12 @@ class TurnMixin:
             steering_taken=steering_taken,
         )
 
+    def _abandon_turn(self, turn: Turn) -> None:
+        """The caller stopped consuming events: cancel the turn, keep history as it was."""
+        turn.cancel.cancel("the caller stopped consuming the turn's events")
+        with self._cancel_lock:
+            self._active_cancels.discard(turn.cancel)
+
     def _close_turn(self, turn: Turn) -> RunResult:
         with self._cancel_lock:
             self._active_cancels.discard(turn.cancel)

@@ -275,8 +275,8 @@ def test_context_compaction_emits_a_compaction_event(server: LocalLLMServer) -> 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="tool_loop._model_round resets `emergency` to False when a retry follows a "
-    "compaction, so the retried request is the uncompacted one again",
+    reason="ModelRounds._model_round (llm/model_round.py) resets `emergency` to False when a "
+    "retry follows a compaction, so the retried request is the uncompacted one again",
 )
 def test_retry_after_a_compaction_keeps_the_compacted_request(server: LocalLLMServer) -> None:
     agent = long_conversation(server)
@@ -401,8 +401,9 @@ def add(a: int, b: int) -> int:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="tool_loop._model_round starts each round with RecoveryState() at model_index 0, "
-    "so after a fallback a later round 'falls back' to the model it is already on",
+    reason="ModelRounds._model_round (llm/model_round.py) starts each round with "
+    "RecoveryState() at model_index 0, so after a fallback a later round 'falls back' to the "
+    "model it is already on",
 )
 def test_fallback_state_carries_over_to_later_rounds(server: LocalLLMServer) -> None:
     server.extend(

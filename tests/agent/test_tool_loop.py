@@ -343,3 +343,18 @@ def test_concurrent_turns_on_separate_agents(server: LocalLLMServer, llm: dict[s
     started = time.monotonic()
     assert asyncio.run(main()) == [f"echo n{i}" for i in range(20)]
     assert time.monotonic() - started < 60
+
+
+def test_abandoned_stream_leaves_history_and_cancels(
+    server: LocalLLMServer, llm: dict[str, Any]
+) -> None:
+    server.extend([Text("first answer"), Text("word " * 50, chunk_size=3)])
+    agent = make_agent(llm)
+    agent.chat("first")
+    before = agent.chat_history
+    stream = agent.iter_stream("second")
+    assert next(stream)
+    stream.close()
+    assert agent.chat_history == before
+    server.add(Text("third answer"))
+    assert agent.chat("third") == "third answer"

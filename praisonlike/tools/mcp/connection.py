@@ -50,6 +50,12 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def _retrieve(future: asyncio.Future[None]) -> None:
+    """Mark the outcome as seen, so an abandoned start does not log "never retrieved"."""
+    if not future.cancelled():
+        future.exception()
+
+
 class Connection:
     """An open session with one server; see the module docstring."""
 
@@ -82,9 +88,13 @@ class Connection:
                 did not answer within ``timeout`` seconds.
         """
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        ready.add_done_callback(_retrieve)
         self._task = asyncio.create_task(self._hold(ready), name=f"mcp {self.spec.label}")
         try:
             await asyncio.wait_for(asyncio.shield(ready), timeout)
+        except asyncio.CancelledError:
+            self._stop.set()
+            raise
         except asyncio.TimeoutError:
             await self.close()
             raise MCPServerError(
@@ -147,16 +157,24 @@ class Connection:
         return await self._session().call_tool(name, arguments)
 
     async def close(self) -> None:
-        """Stop the session (a stdio server is asked to exit, then killed); never raises."""
+        """Stop the session (a stdio server is asked to exit, then killed); never raises.
+
+        A session still starting is cancelled rather than waited for.
+        """
         self._stop.set()
         task = self._task
         if task is None or task.done():
             return
         try:
+            if self._client is None:
+                task.cancel()
             await asyncio.wait_for(asyncio.shield(task), _CLOSE_TIMEOUT)
         except asyncio.TimeoutError:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        except asyncio.CancelledError:
+            if not task.cancelled():
+                raise
         except Exception as exc:
             logger.debug("closing MCP session with %s: %s", self.spec.label, describe(exc))
