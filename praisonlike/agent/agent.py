@@ -20,6 +20,7 @@ from praisonlike.agent.memory import MemoryConfig, MemoryMixin, memory_config
 from praisonlike.agent.observers import Observer, ObserversMixin
 from praisonlike.agent.prompt import PromptMixin
 from praisonlike.agent.reflection import ReflectionMixin
+from praisonlike.agent.remote_control import RemoteControlMixin
 from praisonlike.agent.skills import SkillMixin, skill_folders
 from praisonlike.agent.state import StateMixin
 from praisonlike.agent.steering import SteeringMixin
@@ -61,6 +62,7 @@ class Agent(
     HooksMixin,
     GuardrailMixin,
     ReflectionMixin,
+    RemoteControlMixin,
 ):
     """A single LLM agent with tools.
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from praisonlike.agent.turn import Turn
     from praisonlike.llm.tool_loop import TurnOutcome
     from praisonlike.memory.store import SessionStore
+    from praisonlike.tools.registry import ToolRegistry
 
 logger = logging.getLogger("praisonlike.memory")
 
@@ -45,8 +46,10 @@ SUMMARY_INSTRUCTIONS = (
 class MemoryConfig:
     """How a session is stored and remembered.
 
-    ``store`` is a :class:`SessionStore`, a path, a ``sqlite:///`` URL, or None
-    for ``~/.praisonlike/sessions.db``.
+    ``store`` is a :class:`SessionStore`, a path, a ``sqlite:///`` or
+    ``postgresql://`` URL, or None for ``~/.praisonlike/sessions.db``.
+    ``owner`` is the identity recorded on a new session and sent with remote
+    stop and steer requests.
     """
 
     store: Any = None
@@ -54,6 +57,7 @@ class MemoryConfig:
     history_tokens: int | None = None
     long_term: bool = True
     summary_model: str | None = None
+    owner: str | None = None
 
     def __post_init__(self) -> None:
         if self.history_rounds < 0:
@@ -87,6 +91,7 @@ class MemoryMixin:
     _summary: str | None
     _summary_threads: list[threading.Thread]
     _memory_lock: threading.Lock
+    _tool_registry: ToolRegistry
 
     if TYPE_CHECKING:
 
@@ -121,7 +126,7 @@ class MemoryMixin:
 
         config = self.memory_config
         assert config is not None
-        store.ensure_conversation(self.session_id, agent_name=self.name)
+        store.ensure_conversation(self.session_id, agent_name=self.name, owner=config.owner)
         if not self._history:
             turns = store.load_turns(
                 self.session_id,
@@ -256,8 +261,13 @@ class MemoryMixin:
             thread.join(timeout)
 
     def close(self) -> None:
-        """Wait for pending summaries and release the store (if the agent opened it)."""
+        """Wait for pending summaries, close tool servers (MCP) and release the
+        store (if the agent opened it)."""
         self.wait_for_summaries()
+        for provider in self._tool_registry.providers:
+            closer = getattr(provider, "close", None)
+            if callable(closer):
+                closer()
         if self._store is not None and not _is_user_store(self):
             self._store.close()
             self._store = None

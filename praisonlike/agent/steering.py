@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from typing import TYPE_CHECKING
 
 from praisonlike.errors import InvalidInputError
 
@@ -21,10 +22,22 @@ class SteeringMixin:
     _steering_queue: deque[str]
     _steering_lock: threading.Lock
 
+    if TYPE_CHECKING:
+
+        def _is_running(self) -> bool: ...
+
+        def _remote_steer(self, text: str) -> bool: ...
+
     def steer(self, text: str) -> None:
-        """Queue a message for the running (or next) turn. Thread-safe."""
+        """Queue a message for the running (or next) turn. Thread-safe.
+
+        With no turn running here and a store that carries control signals
+        (PostgreSQL), the message goes to the process running the session.
+        """
         if not isinstance(text, str) or not text.strip():
             raise InvalidInputError("steering text must be a non-empty str")
+        if not self._is_running() and self._remote_steer(text):
+            return
         with self._steering_lock:
             self._steering_queue.append(text)
 

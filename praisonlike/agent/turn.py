@@ -159,6 +159,10 @@ class TurnMixin:
 
         def _agent_observers(self) -> list[Callable[[Any], None]]: ...
 
+        def _remote_cancel(self, reason: str) -> bool: ...
+
+        def _poll_remote(self, cancel: CancelToken, taken: list[str]) -> list[str]: ...
+
     # -- model ------------------------------------------------------------------
 
     def _primary_llm(self) -> LLMConfig:
@@ -192,11 +196,17 @@ class TurnMixin:
     # -- turn ---------------------------------------------------------------------
 
     def cancel(self, reason: str = "cancelled by agent.cancel()") -> None:
-        """Cancel the running turn(s) of this agent; safe from any thread."""
+        """Cancel the running turn(s) of this agent; safe from any thread.
+
+        With no turn running here and a store that carries control signals
+        (PostgreSQL), the stop goes to the process running the session's turn.
+        """
         with self._cancel_lock:
             tokens = list(self._active_cancels)
         for token in tokens:
             token.cancel(reason)
+        if not tokens:
+            self._remote_cancel(reason)
 
     def _open_turn(self, prompt: Any, *, stream: bool, options: dict[str, Any]) -> Turn:
         prompt = check_prompt(prompt)
@@ -250,7 +260,10 @@ class TurnMixin:
             prompt=query,
             deadline=deadline,
             cancel=cancel,
-            drain_steering=lambda: self._drain_steering_into(steering_taken),
+            drain_steering=lambda: [
+                *self._drain_steering_into(steering_taken),
+                *self._poll_remote(cancel, steering_taken),
+            ],
             answer_check=chain_checks([c for c in checks if c is not None]),
             preset_answer=self._preset_answer(query),
             call_params=params,
@@ -274,6 +287,10 @@ class TurnMixin:
             observers=[*self._turn_recorders(), *self._agent_observers()],
             steering_taken=steering_taken,
         )
+
+    def _is_running(self) -> bool:
+        with self._cancel_lock:
+            return bool(self._active_cancels)
 
     def _abandon_turn(self, turn: Turn) -> None:
         """The caller stopped consuming events: cancel the turn, keep history as it was."""

@@ -23,11 +23,15 @@ from praisonlike.context.summary import (
     SummaryPlan,
     apply_summary,
     build_summary_request,
+    fit_summary,
     is_summary_message,
-    plan_summary,
+    plan_conversation,
+    with_summary,
 )
+from praisonlike.context.summary_cache import SummaryCache
 from praisonlike.context.tokens import REPLY_PRIMING, TokenCounter
 from praisonlike.context.truncation import truncate_oversize_tools
+from praisonlike.context.turns import split_turns
 from praisonlike.context.window import context_window
 from praisonlike.errors import ConfigurationError
 
@@ -69,6 +73,7 @@ class _Job:
     budget: int
     cut_above: int
     cut_to: int
+    reuse_budget: int
 
 
 class ContextManager:
@@ -87,6 +92,7 @@ class ContextManager:
         self.counter = counter if counter is not None else TokenCounter(model)
         self._window: int | None = None
         self._history = HistoryMemo(self._measure, width=2)
+        self._summaries = SummaryCache()
 
     @property
     def window(self) -> int:
@@ -201,8 +207,18 @@ class ContextManager:
                 has_oversize_tools=oversize,
                 tokens_after_tool_cut=after,
             )
+        reuse_budget = budget if forced else max(budget, self.budgets.trigger)
         return _Job(
-            list(messages), work, route, tools_tokens, tokens, truncated, budget, cut_above, cut_to
+            list(messages),
+            work,
+            route,
+            tools_tokens,
+            tokens,
+            truncated,
+            budget,
+            cut_above,
+            cut_to,
+            reuse_budget,
         )
 
     def _compact(self, job: _Job, strategy: str, failed: str | None = None) -> Prepared:
@@ -220,14 +236,29 @@ class ContextManager:
         return self._finalise(job, result, strategy, failed=failed)
 
     def _start_summary(self, job: _Job) -> Prepared:
-        plan = plan_summary(job.work, job.budget - job.tools_tokens, self.counter)
+        counter = self.counter
+        budget = job.budget - job.tools_tokens
+        conversation = split_turns(job.work)
+        previous = self._summaries.lookup(conversation)
+        if previous is not None:
+            reused = with_summary(conversation.messages(previous.turns), previous.text)
+            if counter.count_messages(reused) + job.tools_tokens <= job.reuse_budget:
+                reuse_job = dataclasses.replace(job, budget=job.reuse_budget)
+                return self._finalise(reuse_job, reused, "summarise")
+        plan = plan_conversation(conversation, budget, counter)
         if not plan.dropped:
             return self._finalise(job, plan.kept, "summarise")
+        if previous is not None and len(plan.dropped) <= previous.covered:
+            kept = conversation.messages(previous.turns)
+            result = apply_summary(kept, previous.text, budget, counter)
+            return self._finalise(job, result, "summarise")
+        new = plan.dropped[previous.covered :] if previous is not None else plan.dropped
         request = build_summary_request(
-            plan.dropped,
-            self.counter,
+            new,
+            counter,
             summary_tokens=plan.summary_tokens,
             max_tokens=self._summary_input_tokens(),
+            previous_summary=previous.text if previous is not None else None,
         )
         pending = _PendingSummary(self, job, plan)
         return self._finalise(job, plan.kept, "summarise", request=request, pending=pending)
@@ -290,12 +321,17 @@ class _PendingSummary:
     def finish(self, summary_text: str) -> Prepared:
         if not summary_text or not summary_text.strip():
             return self.fallback("the summary model returned an empty summary")
-        budget = self.job.budget - self.job.tools_tokens
+        manager, plan = self.manager, self.plan
         try:
-            result = apply_summary(self.plan.kept, summary_text, budget, self.manager.counter)
+            text = fit_summary(
+                plan.kept, summary_text, self.job.budget - self.job.tools_tokens, manager.counter
+            )
         except Exception as exc:
             return self.fallback(f"{type(exc).__name__}: {exc}")
-        return self.manager._finalise(self.job, result, "summarise")
+        if text is None:
+            return manager._finalise(self.job, list(plan.kept), "summarise")
+        manager._summaries.remember(plan.dropped, text)
+        return manager._finalise(self.job, with_summary(plan.kept, text), "summarise")
 
     def fallback(self, error: str) -> Prepared:
         return self.manager._compact(self.job, "drop_oldest_tools", f"summarise failed: {error}")

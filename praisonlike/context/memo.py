@@ -19,14 +19,14 @@ from praisonlike.context.messages import Message
 _CHUNK = 256
 
 
-def _snapshot(value: Any) -> Any:
+def snapshot(value: Any) -> Any:
     """A copy of the containers in ``value`` that shares its immutable leaves."""
     if isinstance(value, dict):
-        return {key: _snapshot(item) for key, item in value.items()}
+        return {key: snapshot(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_snapshot(item) for item in value]
+        return [snapshot(item) for item in value]
     if isinstance(value, tuple):
-        return tuple(_snapshot(item) for item in value)
+        return tuple(snapshot(item) for item in value)
     return value
 
 
@@ -55,7 +55,7 @@ class HistoryMemo:
                 measured = self._measure(message)
                 previous = self._sums[-1]
                 self._sums.append(tuple(a + b for a, b in zip(previous, measured, strict=True)))
-                self._snapshot.append(_snapshot(message))
+                self._snapshot.append(snapshot(message))
             return self._sums[len(messages)]
 
     def _common_prefix(self, messages: Sequence[Message]) -> int:

@@ -28,7 +28,7 @@ from praisonlike.context.messages import (
 from praisonlike.context.strategies import first_turn_within
 from praisonlike.context.tokens import TokenCounter
 from praisonlike.context.truncation import truncate_tool_output
-from praisonlike.context.turns import split_turns
+from praisonlike.context.turns import Conversation, split_turns
 
 SUMMARY_PREFIX = "Summary of the earlier conversation: "
 SUMMARY_ACK = "Understood. I will continue the conversation from this summary."
@@ -38,6 +38,10 @@ SUMMARY_INSTRUCTIONS = (
     "messages: keep facts, decisions, names, numbers, file paths, results of tool calls "
     "that still matter, the user's preferences and any open tasks. Write at most about "
     "{words} words. Reply with the summary only."
+)
+MERGE_INSTRUCTIONS = (
+    "You are given the summary of the conversation so far and the messages since then: "
+    "write one summary of the whole conversation that keeps what still matters from both."
 )
 MAX_SUMMARY_TOKENS = 2048
 MIN_SUMMARY_TOKENS = 16
@@ -81,7 +85,13 @@ def _frame_tokens(counter: TokenCounter) -> int:
 def plan_summary(messages: Sequence[Message], budget: int, counter: TokenCounter) -> SummaryPlan:
     """Drop oldest turns until the rest plus a summary of about a fifth of
     ``budget`` (at most :data:`MAX_SUMMARY_TOKENS`) fit ``budget``."""
-    conversation = split_turns(messages)
+    return plan_conversation(split_turns(messages), budget, counter)
+
+
+def plan_conversation(
+    conversation: Conversation, budget: int, counter: TokenCounter
+) -> SummaryPlan:
+    """:func:`plan_summary` for a conversation already split into turns."""
     reserve = max(0, min(MAX_SUMMARY_TOKENS, budget // 5))
     first = first_turn_within(conversation, budget - reserve - _frame_tokens(counter), counter)
     kept = conversation.messages(first)
@@ -113,27 +123,45 @@ def _render(message: Message) -> list[str]:
 
 
 def build_summary_request(
-    dropped: Sequence[Message], counter: TokenCounter, *, summary_tokens: int, max_tokens: int
+    dropped: Sequence[Message],
+    counter: TokenCounter,
+    *,
+    summary_tokens: int,
+    max_tokens: int,
+    previous_summary: str | None = None,
 ) -> list[Message]:
     """The messages to send to the summary model.
 
     A system instruction and one user message holding ``dropped`` rendered as
     a transcript; each entry is cut to :data:`TRANSCRIPT_ENTRY_CHARS` and the
     oldest entries are left out when the transcript would pass ``max_tokens``.
+    With ``previous_summary`` (the summary of the turns before ``dropped``)
+    the model is asked to merge it with the transcript; it comes first, whole,
+    and its tokens count towards ``max_tokens``.
     """
+    used = counter.count_text(previous_summary) if previous_summary else 0
     entries = [line for message in dropped for line in _render(message)]
     kept: list[str] = []
-    used = 0
     for entry in reversed(entries):
         used += counter.count_text(entry) + 1
         if used > max_tokens and kept:
             kept.append("[earlier messages omitted]")
             break
         kept.append(entry)
+    transcript = "\n".join(reversed(kept))
     words = max(20, summary_tokens * 3 // 4)
+    instructions = SUMMARY_INSTRUCTIONS.format(words=words)
+    if previous_summary:
+        instructions += " " + MERGE_INSTRUCTIONS
+        content = (
+            f"Summary of the conversation so far:\n\n{previous_summary}\n\n"
+            f"Conversation since then:\n\n{transcript}"
+        )
+    else:
+        content = "Conversation to summarise:\n\n" + transcript
     return [
-        {"role": "system", "content": SUMMARY_INSTRUCTIONS.format(words=words)},
-        {"role": "user", "content": "Conversation to summarise:\n\n" + "\n".join(reversed(kept))},
+        {"role": "system", "content": instructions},
+        {"role": "user", "content": content},
     ]
 
 
@@ -145,25 +173,39 @@ def apply_summary(
     The summary text is cut (head and tail) to fit ``budget``; when not even
     :data:`MIN_SUMMARY_TOKENS` of it fit, ``kept`` is returned without one.
     """
+    text = fit_summary(kept, summary_text, budget, counter)
+    return list(kept) if text is None else with_summary(kept, text)
+
+
+def fit_summary(
+    kept: Sequence[Message], summary_text: str, budget: int, counter: TokenCounter
+) -> str | None:
+    """``summary_text`` stripped and cut (head and tail) so that ``kept`` with
+    the summary pair fits ``budget``; None when not even
+    :data:`MIN_SUMMARY_TOKENS` of it fit."""
     text = summary_text.strip()
     ack = ack_message()
     allowed = budget - counter.count_messages(kept) - counter.count_message(ack)
     if not text or allowed - counter.count_message(summary_message("")) < MIN_SUMMARY_TOKENS:
-        return list(kept)
+        return None
     limit = len(text)
     while True:
-        summary = summary_message(truncate_tool_output(text, limit))
-        tokens = counter.count_message(summary)
+        cut = truncate_tool_output(text, limit)
+        tokens = counter.count_message(summary_message(cut))
         if tokens <= allowed:
-            break
+            return cut
         if limit <= _MIN_SUMMARY_CHARS:
-            return list(kept)
+            return None
         step = int((tokens - allowed) * limit / tokens * 1.1) + 16
         limit = max(_MIN_SUMMARY_CHARS, limit - step)
+
+
+def with_summary(kept: Sequence[Message], text: str) -> list[Message]:
+    """``kept`` with the summary pair for ``text`` inserted after its system head."""
     head_end = 0
     while head_end < len(kept) and is_system(kept[head_end]):
         head_end += 1
-    return [*kept[:head_end], summary, ack, *kept[head_end:]]
+    return [*kept[:head_end], summary_message(text), ack_message(), *kept[head_end:]]
 
 
 def summarise(

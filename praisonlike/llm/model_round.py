@@ -121,6 +121,7 @@ class ModelRounds:
             llm = self._llm if model is None else self._llm.model_copy(update={"model": model})
             if request is None:
                 yield from self._steer()
+                self._check_stop()
                 send = yield from self._context_view(native, emergency, iteration)
             else:
                 send = request

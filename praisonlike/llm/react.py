@@ -8,6 +8,9 @@ Pure functions (no I/O) the tool loop uses in two ways:
   :class:`StreamCallDetector` keeps a call's text out of a streamed answer.
 * Native mode: :func:`is_whole_answer_a_call` recognises a model that wrote its
   call as the whole text content instead of a ``tool_calls`` entry.
+* Both modes: :func:`unoffered_calls` recognises a whole answer that is a call
+  to a tool that was not offered, so the loop can answer it with an error
+  listing the tools instead of returning the JSON as the answer.
 
 A call is a JSON object naming an offered tool in ``"name"`` (or ``"tool"``, or
 ``"function"`` as a string, or an OpenAI-style ``"function": {...}`` object),
@@ -40,7 +43,8 @@ class TextToolCall:
     """One tool call read from text.
 
     Attributes:
-        name: an offered tool's name.
+        name: the tool's name; an offered tool's, except in what
+            :func:`unoffered_calls` returns.
         arguments: the call's arguments (``{}`` when the model gave none).
         raw: the snippet the call was read from, wrapper included (the whole
             fenced block, ``<tool_call>`` block or bare JSON text).
@@ -49,6 +53,18 @@ class TextToolCall:
     name: str
     arguments: dict[str, Any]
     raw: str
+
+
+@dataclass(frozen=True)
+class _Match:
+    """Which JSON objects count as calls: those naming one of ``names`` (any name
+    when ``None``), and, with ``need_arguments``, only those with an arguments key."""
+
+    names: frozenset[str] | None
+    need_arguments: bool = False
+
+
+_CALL_SHAPED = _Match(names=None, need_arguments=True)
 
 
 @dataclass(frozen=True)
@@ -72,17 +88,17 @@ def parse_text_tool_calls(text: str, offered: Collection[str]) -> list[TextToolC
     try:
         if not isinstance(text, str) or len(text) > MAX_TEXT_CHARS:
             return []
-        names = frozenset(offered)
+        match = _Match(frozenset(offered))
         for kind in (_OPEN_TAG, _FENCE):
             calls = [
                 call
                 for block in _blocks(text, kind)
-                for call in _block_calls(text, block, names) or ()
+                for call in _block_calls(text, block, match) or ()
             ]
             if calls:
                 return calls
         stripped = text.strip()
-        return _payload_calls(stripped, stripped, names) or []
+        return _payload_calls(stripped, stripped, match) or []
     except RecursionError:
         return []
 
@@ -94,15 +110,40 @@ def is_whole_answer_a_call(text: str, offered: Collection[str]) -> list[TextTool
     of fenced or ``<tool_call>`` blocks separated only by whitespace, each
     holding only calls. Any prose around the JSON gives ``[]``. Never raises.
     """
+    return _whole_answer_calls(text, _Match(frozenset(offered)))
+
+
+def unoffered_calls(text: str, offered: Collection[str]) -> list[TextToolCall]:
+    """The calls of a whole answer that calls a tool which was NOT offered, else ``[]``.
+
+    Applies when tools are offered and the whole stripped text has the form
+    :func:`is_whole_answer_a_call` accepts, every object in it naming a tool
+    (any name) and carrying an arguments key (``"arguments"``, ``"args"`` or
+    ``"parameters"``), and at least one name is not in ``offered``. Then every
+    call is returned, offered or not, in order, so that the unknown ones can be
+    answered with an error. Gives ``[]`` when nothing is offered, when all names
+    are offered (those are ordinary calls), when an object has no arguments key
+    (``{"name": "Paris"}`` is an answer), or when there is prose around the
+    JSON. Never raises.
+    """
+    names = frozenset(offered)
+    if not names:
+        return []
+    calls = _whole_answer_calls(text, _CALL_SHAPED)
+    if any(call.name not in names for call in calls):
+        return calls
+    return []
+
+
+def _whole_answer_calls(text: str, match: _Match) -> list[TextToolCall]:
     try:
         if not isinstance(text, str) or len(text) > MAX_TEXT_CHARS:
             return []
-        names = frozenset(offered)
         stripped = text.strip()
         for kind in (_OPEN_TAG, _FENCE):
             if stripped.startswith(kind):
-                return _whole_blocks(stripped, kind, names)
-        return _payload_calls(stripped, stripped, names) or []
+                return _whole_blocks(stripped, kind, match)
+        return _payload_calls(stripped, stripped, match) or []
     except RecursionError:
         return []
 
@@ -190,10 +231,16 @@ class StreamCallDetector:
     rest of the text and the calls, which are always exactly
     ``parse_text_tool_calls(whole_text, offered)``; when there are calls the held
     text is dropped, so no call text is ever emitted.
+
+    A whole answer calling a tool that was not offered (see
+    :func:`unoffered_calls`) is treated as a call too: a block at the start
+    that has a call's shape is held to the end, and :meth:`finish` returns
+    those calls and drops the text.
     """
 
     def __init__(self, offered: Collection[str]) -> None:
         self._offered = frozenset(offered)
+        self._match = _Match(self._offered)
         self._text = ""
         self._released = 0
         self._open: tuple[str, int] | None = None
@@ -217,9 +264,15 @@ class StreamCallDetector:
         return self._text[start : self._released]
 
     def finish(self) -> tuple[str, list[TextToolCall]]:
-        """End the stream: ``(text still held and now released, calls)``."""
+        """End the stream: ``(text still held and now released, calls)``.
+
+        The calls are ``parse_text_tool_calls(text, offered) or
+        unoffered_calls(text, offered)`` for the whole text.
+        """
         self._finished = True
-        calls = parse_text_tool_calls(self._text, self._offered)
+        calls = parse_text_tool_calls(self._text, self._offered) or unoffered_calls(
+            self._text, self._offered
+        )
         if calls:
             return "", calls
         return self._release_to(len(self._text)), []
@@ -229,6 +282,14 @@ class StreamCallDetector:
         self._open = None
         return self._text[start:end]
 
+    def _may_be_unoffered_call(self, block: _Block) -> bool:
+        """A call-shaped block opening the answer, which may be a whole unoffered call."""
+        return (
+            bool(self._offered)
+            and not self._text[: block.start].strip()
+            and bool(_block_calls(self._text, block, _CALL_SHAPED))
+        )
+
     def _advance(self) -> None:
         text = self._text
         while not self._hold_all:
@@ -236,7 +297,11 @@ class StreamCallDetector:
                 block = _closed_block(text, *self._open)
                 if block is None:
                     return
-                if _unclean(block) or _block_calls(text, block, self._offered):
+                if (
+                    _unclean(block)
+                    or _block_calls(text, block, self._match)
+                    or self._may_be_unoffered_call(block)
+                ):
                     self._hold_all = True
                     return
                 self._released, self._open = block.end, None
@@ -312,7 +377,7 @@ def _partial_opener_suffix(text: str, position: int) -> int:
     return longest
 
 
-def _block_calls(text: str, block: _Block, names: frozenset[str]) -> list[TextToolCall] | None:
+def _block_calls(text: str, block: _Block, match: _Match) -> list[TextToolCall] | None:
     raw = text[block.start : block.end]
     payload: str | None = block.payload.strip()
     if (
@@ -327,7 +392,7 @@ def _block_calls(text: str, block: _Block, names: frozenset[str]) -> list[TextTo
         payload = _strip_language(payload or "")
     if payload is None:
         return None
-    return _payload_calls(payload, raw, names)
+    return _payload_calls(payload, raw, match)
 
 
 def _strip_language(payload: str) -> str | None:
@@ -346,13 +411,13 @@ def _strip_language(payload: str) -> str | None:
     return payload[word_end:].strip()
 
 
-def _whole_blocks(stripped: str, kind: str, names: frozenset[str]) -> list[TextToolCall]:
+def _whole_blocks(stripped: str, kind: str, match: _Match) -> list[TextToolCall]:
     calls: list[TextToolCall] = []
     position = 0
     for block in _blocks(stripped, kind):
         if stripped[position : block.start].strip():
             return []
-        found = _block_calls(stripped, block, names)
+        found = _block_calls(stripped, block, match)
         if not found:
             return []
         calls += found
@@ -362,7 +427,7 @@ def _whole_blocks(stripped: str, kind: str, names: frozenset[str]) -> list[TextT
     return calls
 
 
-def _payload_calls(payload: str, raw: str, names: frozenset[str]) -> list[TextToolCall] | None:
+def _payload_calls(payload: str, raw: str, match: _Match) -> list[TextToolCall] | None:
     if not payload or payload[0] not in "{[":
         return None
     try:
@@ -372,13 +437,13 @@ def _payload_calls(payload: str, raw: str, names: frozenset[str]) -> list[TextTo
     items = value if isinstance(value, list) else [value]
     if not items:
         return None
-    calls = [_as_call(item, raw, names) for item in items]
+    calls = [_as_call(item, raw, match) for item in items]
     if any(call is None for call in calls):
         return None
     return [call for call in calls if call is not None]
 
 
-def _as_call(item: Any, raw: str, names: frozenset[str]) -> TextToolCall | None:
+def _as_call(item: Any, raw: str, match: _Match) -> TextToolCall | None:
     if not isinstance(item, dict):
         return None
     function = item.get("function")
@@ -389,10 +454,10 @@ def _as_call(item: Any, raw: str, names: frozenset[str]) -> TextToolCall | None:
     if set(item) - _ALLOWED_KEYS:
         return None
     name = next((item[key] for key in _NAME_KEYS if isinstance(item.get(key), str)), None)
-    if name is None or name not in names:
+    if name is None or (match.names is not None and name not in match.names):
         return None
     present = [key for key in _ARGUMENT_KEYS if key in item]
-    if len(present) > 1:
+    if len(present) > 1 or (match.need_arguments and not present):
         return None
     arguments = _as_arguments(item[present[0]]) if present else {}
     if arguments is None:

@@ -35,6 +35,7 @@ class ControlKind(str, Enum):
     """What a control signal asks of the process running a session."""
 
     STOP = "stop"
+    STEER = "steer"
 
 
 class ControlSignal(BaseModel):
@@ -65,10 +66,17 @@ def _signal_from_row(row: Any) -> ControlSignal:
     )
 
 
-def request_stop(
-    conn: psycopg.Connection, session_id: str, requester: str | None, reason: str, now: float
+def request_signal(
+    conn: psycopg.Connection,
+    session_id: str,
+    requester: str | None,
+    reason: str,
+    now: float,
+    kind: ControlKind = ControlKind.STOP,
 ) -> ControlSignal:
-    """Check ``requester`` against the session's owner, then store a stop signal.
+    """Check ``requester`` against the session's owner, then store a signal.
+
+    For a steer signal ``reason`` is the steering text.
 
     Raises:
         StopRequestRefused: no such session, or an owner other than ``requester``.
@@ -78,21 +86,21 @@ def request_stop(
     ).fetchone()
     if row is None:
         raise StopRequestRefused(
-            f"cannot stop session {session_id!r}: there is no such session",
+            f"cannot {kind.value} session {session_id!r}: there is no such session",
             session_id=session_id,
             requester=requester,
         )
     owner = decode_text(row[0])
     if owner is not None and owner != requester:
         raise StopRequestRefused(
-            f"{requester!r} may not stop session {session_id!r}: only its owner may stop it",
+            f"{requester!r} may not {kind.value} session {session_id!r}: only its owner may",
             session_id=session_id,
             requester=requester,
         )
     stored = conn.execute(
         "INSERT INTO session_controls (conversation_id, kind, requester, reason, created_at) "
         f"VALUES (%s, %s, %s, %s, %s) RETURNING {_COLUMNS}",
-        (session_id, ControlKind.STOP.value, encode_text(requester), encode_text(reason), now),
+        (session_id, kind.value, encode_text(requester), encode_text(reason), now),
     ).fetchone()
     assert stored is not None
     return _signal_from_row(stored)

@@ -59,13 +59,9 @@ class PostgresStore:
         StateVersionError: the schema was written by a newer praisonlike.
     """
 
-    def __init__(
-        self, url: str, *, schema: str = "public", connect_timeout: float = 10.0
-    ) -> None:
+    def __init__(self, url: str, *, schema: str = "public", connect_timeout: float = 10.0) -> None:
         if not isinstance(url, str) or not url.startswith(_URL_SCHEMES):
-            raise ConfigurationError(
-                f"a PostgreSQL store needs a postgresql:// URL, got {url!r}"
-            )
+            raise ConfigurationError(f"a PostgreSQL store needs a postgresql:// URL, got {url!r}")
         if not isinstance(schema, str) or not _SCHEMA_NAME.fullmatch(schema):
             raise ConfigurationError(
                 f"invalid PostgreSQL schema name {schema!r}: use up to 63 letters, digits or '_'"
@@ -344,7 +340,19 @@ class PostgresStore:
                 exist, or ``requester`` is not its owner.
         """
         with self._transaction() as conn:
-            return control.request_stop(conn, session_id, requester, reason, time.time())
+            return control.request_signal(conn, session_id, requester, reason, time.time())
+
+    def request_steer(self, session_id: str, requester: str | None, text: str) -> ControlSignal:
+        """Send a steering message to the process running ``session_id``'s turn.
+
+        Checked against the session's owner like :meth:`request_stop`; the
+        message is added at the running turn's next model call, or at the next
+        turn of any process polling the session.
+        """
+        with self._transaction() as conn:
+            return control.request_signal(
+                conn, session_id, requester, text, time.time(), ControlKind.STEER
+            )
 
     def poll_control(self, session_id: str) -> ControlSignal | None:
         """Take the oldest pending signal of the session, or ``None`` when there is none.

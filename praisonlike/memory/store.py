@@ -89,12 +89,17 @@ def open_store(spec: SessionStore | str | Path | None) -> SessionStore:
 
     A store passes through unchanged; ``None`` is the default SQLite file
     (``$PRAISONLIKE_HOME/sessions.db``); a path, ``":memory:"`` or a
-    ``sqlite://`` URL opens a :class:`SQLiteStore` (lazily: no I/O here).
+    ``sqlite://`` URL opens a :class:`SQLiteStore`, a ``postgresql://`` URL a
+    :class:`PostgresStore` (both lazily: no I/O here).
 
     Raises:
         ConfigurationError: a URL of an unsupported scheme, or an object that
             is not a store.
     """
+    if isinstance(spec, str) and spec.startswith(("postgresql://", "postgres://")):
+        from praisonlike.memory.postgres_store import PostgresStore
+
+        return PostgresStore(spec)
     if spec is None or isinstance(spec, (str, Path)):
         return SQLiteStore(spec)
     if isinstance(spec, SessionStore):

@@ -109,7 +109,11 @@ class TurnTools:
         try:
             if prepared.tool.is_async:
                 future = submit_coroutine(self._invoke_async(prepared))
-                value = future.result(timeout)
+                try:
+                    value = future.result(timeout)
+                except FutureTimeout:
+                    future.cancel()
+                    raise
             elif timeout is None:
                 value = prepared.tool.call(prepared.arguments, prepared.context)
             else:

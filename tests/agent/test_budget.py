@@ -159,7 +159,7 @@ def test_a_callable_decides(server: LocalLLMServer, allow: bool) -> None:
 
 
 def test_max_tokens_of_the_call_count_toward_the_least_cost(server: LocalLLMServer) -> None:
-    llm = LLMConfig(**{**server.llm_config(), "max_tokens": 10_000})
+    llm = LLMConfig.coerce({**server.llm_config(), "max_tokens": 10_000})
     agent = make_agent(server, llm=llm, max_budget=0.01)  # 10k output tokens cost 0.02
     server.add(Text("never sent"))
 
@@ -240,9 +240,12 @@ def test_unknown_price_cannot_be_enforced_and_warns_once(
     server: LocalLLMServer, action: str
 ) -> None:
     asked: list[tuple[float, float]] = []
-    on_exceeded: Any = action
-    if action == "callable":
-        on_exceeded = lambda spent, limit: bool(asked.append((spent, limit)))  # noqa: E731
+
+    def refuse(spent: float, limit: float) -> bool:
+        asked.append((spent, limit))
+        return False
+
+    on_exceeded: Any = refuse if action == "callable" else action
     agent = make_agent(
         server, model_prices=None, max_budget=0.000001, on_budget_exceeded=on_exceeded
     )

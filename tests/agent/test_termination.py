@@ -115,7 +115,9 @@ def test_run_finished_carries_the_termination_reason(
 
 
 @pytest.mark.parametrize("reason", SCENARIOS.keys(), ids=[r.value for r in SCENARIOS])
-def test_chat_raises_or_returns_per_reason(server: LocalLLMServer, reason: TerminationReason) -> None:
+def test_chat_raises_or_returns_per_reason(
+    server: LocalLLMServer, reason: TerminationReason
+) -> None:
     scenario = SCENARIOS[reason]
     server.extend(scenario.script)
     agent = make_agent(server, scenario)
