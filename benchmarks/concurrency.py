@@ -7,8 +7,11 @@
   turns on its own agent, vs the same threads running plain
   ``litellm.completion`` turns.
 
-Rounds alternate agent and plain; the table shows median turns per second
-and every failure. Target: the agent within 10% of plain LiteLLM.
+Rounds alternate agent and plain; the table shows median turns per second,
+every failure, and how many requests LiteLLM's aiohttp pool made wait for a
+connection (it allows 500 per host unless ``AIOHTTP_CONNECTOR_LIMIT_PER_HOST``
+says otherwise; its warnings are counted rather than printed). Target: the
+agent within 10% of plain LiteLLM.
 
     .venv/bin/python benchmarks/concurrency.py [--turns 1000] [--threads 8]
 """
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
+import re
 import threading
 import time
 from collections import Counter
@@ -33,10 +38,46 @@ from praisonlike import Agent
 PROMPT = "What is 1 + 2? Use the add tool."
 INSTRUCTIONS = "You are a calculator. Use the add tool for sums."
 TARGET = 0.90
+WAITED = re.compile(r"pool saturated.*waited=([0-9.]+)s")
 
 
 def make_agent(llm: dict[str, str]) -> Agent:
     return Agent(instructions=INSTRUCTIONS, llm=llm, tools=[add])
+
+
+class PoolWaits(logging.Filter):
+    """Counts LiteLLM's "connection pool saturated" warnings and keeps them off the console."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+        self.longest = 0.0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        found = WAITED.search(record.getMessage())
+        if found is None:
+            return True
+        self.count += 1
+        self.longest = max(self.longest, float(found.group(1)))
+        return False
+
+    @classmethod
+    def install(cls) -> PoolWaits:
+        """Attach a new counter to LiteLLM's logger (loads LiteLLM)."""
+        from praisonlike.llm.backend import load_litellm
+
+        load_litellm()
+        counter = cls()
+        logging.getLogger("LiteLLM").addFilter(counter)
+        return counter
+
+    def describe(self) -> str:
+        if not self.count:
+            return "LiteLLM's client pool never made a request wait for a connection"
+        return (
+            f"LiteLLM's aiohttp pool (limit_per_host=500) made {self.count} requests wait for "
+            f"a connection slot, the longest {self.longest:.2f} s"
+        )
 
 
 class Outcomes:
@@ -110,24 +151,32 @@ def _agent_chat(agent: Agent) -> Callable[[], str]:
 
 
 def measure_async(
-    server: ServerProcess, plain: PlainTurn, turns: int, rounds: int
+    server: ServerProcess, plain: PlainTurn, turns: int, rounds: int, waits: PoolWaits
 ) -> list[list[str]]:
     loop = asyncio.new_event_loop()
     rates: dict[str, list[float]] = {"agent.achat": [], "litellm.acompletion": []}
     outcomes = {name: Outcomes() for name in rates}
+    waited = dict.fromkeys(rates, 0)
     try:
         warm = [make_agent(server.llm_config()) for _ in range(20)]
         async_round(loop, [partial(_agent_achat, a) for a in warm], Outcomes())
         for _ in range(rounds):
             agents = [make_agent(server.llm_config()) for _ in range(turns)]
-            batch = [partial(_agent_achat, a) for a in agents]
-            elapsed = async_round(loop, batch, outcomes["agent.achat"])
-            rates["agent.achat"].append(turns / elapsed)
-            elapsed = async_round(loop, [plain.arun] * turns, outcomes["litellm.acompletion"])
-            rates["litellm.acompletion"].append(turns / elapsed)
+            batches: dict[str, Sequence[Callable[[], Awaitable[str]]]] = {
+                "agent.achat": [partial(_agent_achat, a) for a in agents],
+                "litellm.acompletion": [plain.arun] * turns,
+            }
+            for name, batch in batches.items():
+                before = waits.count
+                elapsed = async_round(loop, batch, outcomes[name])
+                rates[name].append(turns / elapsed)
+                waited[name] += waits.count - before
     finally:
         close_loop(loop)
-    return _rows(rates, outcomes, "agent.achat", "litellm.acompletion")
+    rows = _rows(rates, outcomes, "agent.achat", "litellm.acompletion")
+    for row, name in zip(rows, rates, strict=False):
+        row[-1] += f"; {waited[name]} requests waited for a pooled connection"
+    return rows
 
 
 def measure_threads(
@@ -168,9 +217,10 @@ def main() -> None:
     args = parser.parse_args()
     print(f"concurrency: {machine()}")
     headers = ["mode", "turns/s (median)", "range", "outcomes"]
+    waits = PoolWaits.install()
     with ServerProcess() as server:
         plain = PlainTurn(server.llm_config(), capture_request(make_agent, PROMPT))
-        rows = measure_async(server, plain, args.turns, args.rounds)
+        rows = measure_async(server, plain, args.turns, args.rounds, waits)
         print(
             table(
                 f"{args.turns} one-tool turns in flight at once on one event loop, "
@@ -179,6 +229,7 @@ def main() -> None:
                 rows,
             )
         )
+        print(waits.describe())
         rows = measure_threads(server, plain, args.threads, args.thread_turns, args.rounds)
         print(
             table(

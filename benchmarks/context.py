@@ -4,7 +4,11 @@ Run with ``.venv/bin/python benchmarks/context.py``. For histories of 100,
 1,000 and 10,000 messages it measures preparing one new turn on top of an
 already-counted history (should stay nearly flat: only the new message is
 encoded, the rest is cache lookups), then one compaction of a 10,000-message
-history with each strategy. Prints the median of ``--runs`` runs.
+history with each strategy, then the steady state past the trigger: a
+conversation of 1,000 or 10,000 messages that grows by one turn per request,
+so every request is compacted again (with ``summarise``, the summary cache
+decides how many of those requests need a summary call). Prints the median of
+``--runs`` runs.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ TOOLS = [
         },
     }
 ]
+SUMMARY = "The user and the assistant searched the knowledge base."
 WORDS = ["alpha", "beta", "gamma", "delta", "context", "window", "token", "tool", "agent", "model"]
 
 
@@ -91,20 +96,57 @@ def bench_routing(size: int, runs: int) -> tuple[float, float, float]:
 
 
 def bench_compaction(size: int, runs: int, strategy: StrategyName) -> float:
+    """Median ms of one compaction; ``summarise`` includes ``finish`` and never
+    reuses a summary (a new manager, its history already measured, per run)."""
     messages = history(size)
     counter = TokenCounter(MODEL)
     window = counter.count_messages(messages) // 3
     config = ContextConfig(max_context_tokens=window, reserve_output_tokens=0, strategy=strategy)
     manager = ContextManager(MODEL, config, counter=counter)
     manager.prepare(messages, TOOLS)
-
-    def step(run: int) -> None:
-        prepared = manager.prepare(_new_turn(messages, run), TOOLS)
-        assert prepared.report is not None and prepared.report.tokens_after <= window
+    samples = []
+    for run in range(runs):
+        request = _new_turn(messages, run)
+        if strategy == "summarise":
+            manager = ContextManager(MODEL, config, counter=counter)
+            manager.route(request, TOOLS)
+        start = time.perf_counter()
+        prepared = manager.prepare(request, TOOLS)
         if prepared.summary_request is not None:
-            prepared.finish("The user and the assistant searched the knowledge base.")
+            prepared = prepared.finish(SUMMARY)
+        samples.append((time.perf_counter() - start) * 1000)
+        assert prepared.report is not None and prepared.report.tokens_after <= window
+    return statistics.median(samples)
 
-    return _median_ms(runs, step)
+
+def bench_past_trigger(size: int, runs: int, strategy: StrategyName) -> tuple[float, float, int]:
+    """A ``size``-message conversation past the trigger grows by one turn per
+    request: (median ms of prepare (+ finish), max ms, summary calls in ``runs``)."""
+    messages = history(size)
+    counter = TokenCounter(MODEL)
+    window = int(counter.count_messages(messages) / 0.95)
+    config = ContextConfig(max_context_tokens=window, reserve_output_tokens=0, strategy=strategy)
+    manager = ContextManager(MODEL, config, counter=counter)
+    calls = 0
+
+    def send(request: list[Message]) -> None:
+        nonlocal calls
+        prepared = manager.prepare(request, TOOLS)
+        if prepared.summary_request is not None:
+            calls += 1
+            prepared = prepared.finish(SUMMARY)
+        assert prepared.report is not None and prepared.report.tokens_after <= window
+
+    send(messages)
+    calls = 0
+    samples = []
+    for run in range(runs):
+        messages = [*messages, {"role": "user", "content": _text(30, run)}]
+        start = time.perf_counter()
+        send(messages)
+        samples.append((time.perf_counter() - start) * 1000)
+        messages.append({"role": "assistant", "content": _text(60, run + 1)})
+    return statistics.median(samples), max(samples), calls
 
 
 def main() -> None:
@@ -127,6 +169,14 @@ def main() -> None:
     )
     for strategy in strategies:
         print(f"{strategy:>18}  {bench_compaction(10_000, args.runs, strategy):>8.2f}")
+    print()
+    print(f"past the trigger, one new turn per request ({args.runs} requests)")
+    print(f"{'history':>9}  {'strategy':>18}  {'median ms':>10}  {'max ms':>8}  "
+          f"{'summary calls':>13}")
+    for size in (1_000, 10_000):
+        for strategy in strategies:
+            median, worst, calls = bench_past_trigger(size, args.runs, strategy)
+            print(f"{size:>9,}  {strategy:>18}  {median:>10.2f}  {worst:>8.2f}  {calls:>13}")
 
 
 if __name__ == "__main__":

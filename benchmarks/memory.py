@@ -8,11 +8,12 @@ another, so none of its memory is counted), after ``gc.collect()``:
   it keep alive, and what ``clear_history()`` gives back (target < 2 MB);
 * ``--turns`` turns with ``clear_history()`` after each: traced memory, gc
   object count and RSS at 1,000 turns and at the end, and where any growth
-  was allocated. Prompts differ every turn, as a user's do, so a cache keyed
-  by content shows up here. Every tenth turn is a one-tool turn, the others
-  offer no tool (one request each), to keep the run short.
+  was allocated -- once with a different prompt every turn, as a user's
+  would be (so a cache keyed by content shows up), once with the same prompt
+  every turn (so only a leak would). Every tenth turn is a one-tool turn; the
+  others offer no tool (one request each), to keep the run short.
 
-    .venv/bin/python benchmarks/memory.py [--turns 10000] [--history-messages 1000]
+    .venv/bin/python benchmarks/memory.py [--turns 10000] [--same-prompt-turns 2000]
 """
 
 from __future__ import annotations
@@ -20,9 +21,12 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
 from report import kib, machine, table, verdict
 from served import ANSWER, ServerProcess, add
@@ -32,6 +36,7 @@ from praisonlike import Agent
 IDLE_TARGET = 50 * 1024
 HISTORY_TARGET = 2 * 1024 * 1024
 CHECKPOINT = 1000
+GROWTH_PER_TURN = 16
 INSTRUCTIONS = "You are a calculator. Use the add tool for sums."
 
 
@@ -63,8 +68,8 @@ def idle_agents(llm: dict[str, str], count: int) -> list[list[str]]:
     return rows
 
 
-def _turn(agent: Agent, index: int) -> None:
-    prompt = f"Question {index}: what is 1 + 2?"
+def _turn(agent: Agent, index: int, *, distinct: bool) -> None:
+    prompt = f"Question {index}: what is 1 + 2?" if distinct else "What is 1 + 2?"
     answer = agent.chat(prompt) if index % 10 == 0 else agent.chat(prompt, tools=[])
     if answer != ANSWER:
         raise RuntimeError(f"unexpected answer {answer!r}")
@@ -94,51 +99,69 @@ def long_history(llm: dict[str, str], messages: int) -> list[list[str]]:
     ]
 
 
-def many_turns(llm: dict[str, str], turns: int) -> tuple[list[list[str]], list[str], bool]:
+@dataclass(frozen=True)
+class Checkpoint:
+    traced: int
+    objects: int
+    rss: int
+
+
+def _checkpoint(snapshot_file: Path) -> Checkpoint:
+    """Measure, then dump a snapshot to ``snapshot_file`` and free it before reading RSS."""
+    traced = _traced()
+    objects = len(gc.get_objects())
+    tracemalloc.take_snapshot().dump(str(snapshot_file))
+    gc.collect()
+    return Checkpoint(traced, objects, _rss())
+
+
+def many_turns(
+    llm: dict[str, str], turns: int, *, distinct: bool
+) -> tuple[list[list[str]], list[str], float]:
+    """Rows of the growth table, the largest growth sites, and traced bytes grown per turn."""
     agent = Agent(instructions=INSTRUCTIONS, llm=llm, tools=[add])
     for index in range(20):
-        _turn(agent, -index - 1)
+        _turn(agent, -index - 1, distinct=distinct)
         agent.clear_history()
-    checkpoints: dict[int, tuple[int, int, int]] = {}
-    snapshots: dict[int, tracemalloc.Snapshot] = {}
-    started = time.perf_counter()
-    for index in range(1, turns + 1):
-        _turn(agent, index)
-        agent.clear_history()
-        if index in (CHECKPOINT, turns):
-            traced = _traced()
-            checkpoints[index] = (traced, len(gc.get_objects()), _rss())
-            snapshots[index] = tracemalloc.take_snapshot()
-    elapsed = time.perf_counter() - started
-    first, last = checkpoints[CHECKPOINT], checkpoints[turns]
+    with tempfile.TemporaryDirectory() as folder:
+        files = {CHECKPOINT: Path(folder) / "first", turns: Path(folder) / "last"}
+        checkpoints: dict[int, Checkpoint] = {}
+        started = time.perf_counter()
+        for index in range(1, turns + 1):
+            _turn(agent, index, distinct=distinct)
+            agent.clear_history()
+            if index in files:
+                checkpoints[index] = _checkpoint(files[index])
+        elapsed = time.perf_counter() - started
+        last = tracemalloc.Snapshot.load(str(files[turns]))
+        stats = last.compare_to(tracemalloc.Snapshot.load(str(files[CHECKPOINT])), "lineno")
+    first, final = checkpoints[CHECKPOINT], checkpoints[turns]
     span = turns - CHECKPOINT
     rows = []
-    for label, part, show in (
-        ("traced memory (KiB)", 0, kib),
-        ("gc objects", 1, str),
-        ("RSS (KiB)", 2, kib),
+    for label, before, after, show in (
+        ("traced memory (KiB)", first.traced, final.traced, kib),
+        ("gc objects", first.objects, final.objects, str),
+        ("RSS (KiB)", first.rss, final.rss, kib),
     ):
-        growth = last[part] - first[part]
-        per_turn = f"{growth / span:.2f}"
-        rows.append([label, show(first[part]), show(last[part]), show(growth), per_turn])
-    stats = snapshots[turns].compare_to(snapshots[CHECKPOINT], "lineno")
+        growth = after - before
+        rows.append([label, show(before), show(after), show(growth), f"{growth / span:.2f}"])
     top = [
         f"{stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks  {stat.traceback}"
-        for stat in stats[:8]
+        for stat in stats[:6]
     ]
     top.append(f"({turns} turns in {elapsed:.0f} s under tracemalloc)")
-    grew = last[0] - first[0]
-    return rows, top, grew < span * 16
+    return rows, top, (final.traced - first.traced) / span
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=10_000)
+    parser.add_argument("--same-prompt-turns", type=int, default=2000)
     parser.add_argument("--history-messages", type=int, default=1000)
     parser.add_argument("--agents", type=int, default=200)
     args = parser.parse_args()
-    if args.turns <= CHECKPOINT:
-        parser.error(f"--turns must be above {CHECKPOINT}")
+    if min(args.turns, args.same_prompt_turns) <= CHECKPOINT:
+        parser.error(f"--turns and --same-prompt-turns must be above {CHECKPOINT}")
     print(f"memory: {machine()}")
     from praisonlike.llm.backend import load_litellm
 
@@ -150,18 +173,24 @@ def main() -> None:
         print(table(f"Idle agents ({args.agents} built)", ["agent", "KiB each", "target"], rows))
         rows = long_history(llm, args.history_messages)
         print(table("One long conversation", ["what", "KiB", "target"], rows))
-        rows, top, ok = many_turns(llm, args.turns)
+        for turns, distinct, what in (
+            (args.turns, True, "a different prompt every turn"),
+            (args.same_prompt_turns, False, "the same prompt every turn"),
+        ):
+            rows, top, per_turn = many_turns(llm, turns, distinct=distinct)
+            print(
+                table(
+                    f"{turns} turns with clear_history() after each, {what} "
+                    "(every tenth a one-tool turn)",
+                    ["measure", f"at {CHECKPOINT}", f"at {turns}", "growth", "growth per turn"],
+                    rows,
+                )
+            )
+            print(f"largest growth between turn {CHECKPOINT} and turn {turns} (tracemalloc):")
+            print("\n".join(f"  {line}" for line in top))
+            ok = per_turn < GROWTH_PER_TURN
+            print(f"no growth (< {GROWTH_PER_TURN} traced bytes per turn): {verdict(ok)}")
     print(server.describe())
-    print(
-        table(
-            f"{args.turns} turns with clear_history() after each (every tenth a one-tool turn)",
-            ["measure", f"at {CHECKPOINT}", f"at {args.turns}", "growth", "growth per turn"],
-            rows,
-        )
-    )
-    print(f"\nlargest growth between turn {CHECKPOINT} and turn {args.turns} (tracemalloc):")
-    print("\n".join(f"  {line}" for line in top))
-    print(f"\nno growth (< 16 bytes per turn traced): {verdict(ok)}")
 
 
 if __name__ == "__main__":

@@ -36,10 +36,12 @@ def verdict(ok: bool) -> str:
 
 
 def machine() -> str:
-    """One line naming the machine and the versions measured."""
+    """One line naming the machine, its load and the versions measured."""
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     return (
-        f"{os.cpu_count()} CPUs, {platform.machine()}, Python {platform.python_version()}, "
-        f"litellm {version('litellm')}, openai {version('openai')}, httpx {version('httpx')}"
+        f"{os.cpu_count()} CPUs (load average {load}), {platform.machine()}, "
+        f"Python {platform.python_version()}, litellm {version('litellm')}, "
+        f"openai {version('openai')}, httpx {version('httpx')}"
     )
 
 

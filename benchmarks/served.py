@@ -5,7 +5,8 @@ lives in a child process, so the server's work never competes for the
 client's GIL and its allocations never show up in the client's memory
 figures. The server answers a one-tool turn without a script: a request that
 offers tools and does not end with a tool result gets a call of ``add``; any
-other request gets :data:`ANSWER`.
+other request gets :data:`ANSWER`. The call always has the id ``call_add``, so
+two turns with the same prompt send identical messages.
 
 :func:`server_round_trip` measures the server's own time: the round trip of a
 request sent from a bare ``http.client`` connection, which is what a client
@@ -43,7 +44,7 @@ def _respond(request: Any) -> Any:
 
     messages = request.messages
     if request.tools and messages and messages[-1].get("role") != "tool":
-        return ToolCalls([Call("add", {"a": 1, "b": 2})])
+        return ToolCalls([Call("add", {"a": 1, "b": 2}, id="call_add")])
     return Text(ANSWER)
 
 
@@ -131,7 +132,7 @@ def request_bodies(
         first["stream"] = True
         first["stream_options"] = {"include_usage": True}
     call = {
-        "id": "call_0",
+        "id": "call_add",
         "type": "function",
         "function": {"name": "add", "arguments": '{"a": 1, "b": 2}'},
     }
@@ -139,7 +140,7 @@ def request_bodies(
     second["messages"] = [
         *messages,
         {"role": "assistant", "content": "", "tool_calls": [call]},
-        {"role": "tool", "tool_call_id": "call_0", "content": "3"},
+        {"role": "tool", "tool_call_id": "call_add", "content": "3"},
     ]
     return [json.dumps(first).encode(), json.dumps(second).encode()]
 

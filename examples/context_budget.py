@@ -15,7 +15,7 @@ from example_llm import example_llm
 from praisonlike import Agent, ContextConfig, ExecutionConfig
 from praisonlike.errors import BudgetExceededError
 from praisonlike.events import BudgetWarning, CompactionEvent
-from praisonlike.testing import Call, Text, ToolCalls, Usage
+from praisonlike.testing import Call, Response, Text, ToolCalls, Usage
 
 PRICES = {
     "gpt-4o-mini": {"input": 10.0, "output": 30.0},
@@ -47,7 +47,7 @@ def show(event: Any) -> None:
         print(f"  budget warning: {event.message}")
 
 
-SCRIPT = [
+SCRIPT: list[Response] = [
     *(
         response
         for n in (1, 2, 3)

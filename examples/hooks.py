@@ -14,7 +14,7 @@ from praisonlike import Agent
 from praisonlike.agent.guardrails import GuardrailConfig, GuardrailResult
 from praisonlike.events import ReflectionEvent
 from praisonlike.hooks import HookContext, HookEvent, HookResult
-from praisonlike.testing import Call, Text, ToolCalls
+from praisonlike.testing import Call, Response, Text, ToolCalls
 
 
 def convert(amount: float, currency: str) -> str:
@@ -46,7 +46,7 @@ def no_promises(answer: object) -> GuardrailResult:
     return GuardrailResult(ok=True)
 
 
-SCRIPT = [
+SCRIPT: list[Response] = [
     ToolCalls([Call("convert", {"amount": 100, "currency": "usd"})]),
     Text("100 EUR is 110.00 USD today."),
     ToolCalls([Call("convert", {"amount": 5, "currency": "BTC"})]),

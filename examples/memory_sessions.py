@@ -37,11 +37,14 @@ def scripted_model(request: RecordedRequest) -> Text:
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder, example_llm(default=scripted_model) as llm:
         memory = MemoryConfig(store=Path(folder) / "sessions.db")
-        settings = dict(instructions="You are friendly.", llm=llm, session_id=SESSION)
-        with Agent(**settings, memory=memory) as first:
+        with Agent(
+            instructions="You are friendly.", llm=llm, session_id=SESSION, memory=memory
+        ) as first:
             print("first agent:", first.chat("Hi! My name is Ada and I like sailing."))
 
-        with Agent(**settings, memory=memory) as second:
+        with Agent(
+            instructions="You are friendly.", llm=llm, session_id=SESSION, memory=memory
+        ) as second:
             print("second agent:", second.chat("What is my name?"))
             print(f"long-term summary: {second.summary}")
             store = second.store

@@ -3,11 +3,13 @@
 Runs on a real provider when a key is set (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...
 or PRAISONLIKE_MODEL), otherwise on the bundled local model (praisonlike[local],
 offline), otherwise against the scripted LocalLLMServer -- and says which on its
-first line.
+first line. PRAISONLIKE_EXAMPLES_LOCAL=1 forces the local model, =0 the scripted
+server (as for the other examples).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Literal
 
 from praisonlike import Agent
@@ -25,18 +27,25 @@ def get_weather(city: str, unit: Literal["c", "f"] = "c") -> str:
     return f"{city}: sunny, 26{unit}"
 
 
-def main() -> None:
+def choose_model() -> str | None:
+    """The model to run on; None for the scripted server."""
+    forced = os.environ.get("PRAISONLIKE_EXAMPLES_LOCAL", "").strip()
+    if forced in ("0", "1"):
+        return "local" if forced == "1" else None
     try:
-        model = default_model()
+        return default_model()
     except ConfigurationError:
-        model = None
+        return None
+
+
+def main() -> None:
+    model = choose_model()
     if model is None:
         from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 
-        print(
-            "No model key and no local model installed: running against the scripted "
-            "LocalLLMServer (canned answers, not a real model)."
-        )
+        forced = os.environ.get("PRAISONLIKE_EXAMPLES_LOCAL", "").strip() == "0"
+        why = "PRAISONLIKE_EXAMPLES_LOCAL=0" if forced else "no model key, no local model"
+        print(f"Running against the scripted LocalLLMServer ({why}): canned answers, not a model.")
         with LocalLLMServer(
             [
                 ToolCalls([Call("get_weather", {"city": "Paris"})]),
@@ -46,7 +55,7 @@ def main() -> None:
             agent = Agent(
                 instructions="You are a weather assistant",
                 tools=[get_weather],
-                llm=server.llm_config(),
+                llm=server.llm_config("gpt-4o-mini"),
             )
             print(agent.chat("Is it sunny in Paris?"))
         return

@@ -18,7 +18,7 @@ from example_llm import example_llm
 from praisonlike import Agent
 from praisonlike.errors import UnsupportedInputError
 from praisonlike.events import SkillInvoked, SteeringEvent
-from praisonlike.testing import Call, Text, ToolCalls
+from praisonlike.testing import Call, Response, Text, ToolCalls
 
 RELEASE_NOTES = """---
 name: release-notes
@@ -64,7 +64,7 @@ def search_flights(city: str) -> str:
     return f"3 flights to {city} tomorrow"
 
 
-SCRIPT = [
+SCRIPT: list[Response] = [
     ToolCalls([Call("git_log", {"count": 3})]),
     Text("Version 2.0: retries on rate limits, streaming events, a quickstart."),
     ToolCalls([Call("load_skill", {"name": "haiku"})]),

@@ -11,7 +11,7 @@ from example_llm import example_llm
 
 from praisonlike import Agent
 from praisonlike.events import RunFinished, TextDelta, ToolCallEvent, ToolResultEvent
-from praisonlike.testing import Call, Text, ToolCalls
+from praisonlike.testing import Call, Response, Text, ToolCalls
 
 
 def get_weather(city: str) -> str:
@@ -23,7 +23,7 @@ def get_weather(city: str) -> str:
     return f"{city}: sunny, 26c"
 
 
-SCRIPT = [
+SCRIPT: list[Response] = [
     Text("Paris is the capital of France.", chunk_size=6),
     ToolCalls([Call("get_weather", {"city": "Paris"})]),
     Text("It is sunny in Paris, 26c."),

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from praisonlike import Agent
 from praisonlike.errors import OutputValidationError
-from praisonlike.testing import Text
+from praisonlike.testing import Response, Text
 
 
 class City(BaseModel):
@@ -27,7 +27,7 @@ EVENT_SCHEMA = {
     "required": ["title", "year"],
 }
 
-SCRIPT = [
+SCRIPT: list[Response] = [
     Text('{"name": "Paris", "country": "France"}'),
     Text('```json\n{"name": "Paris", "country": "France", "population_millions": 2.1}\n```'),
     Text('{"title": "First Moon landing", "year": 1969}'),

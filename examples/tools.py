@@ -13,7 +13,7 @@ from typing import Any, Literal
 from example_llm import example_llm
 
 from praisonlike import Agent, RunContext, tool
-from praisonlike.testing import Call, Text, ToolCalls
+from praisonlike.testing import Call, Response, Text, ToolCalls
 
 
 def get_weather(city: str, unit: Literal["c", "f"] = "c") -> str:
@@ -58,7 +58,7 @@ def approve(tool_name: str, arguments: dict[str, Any]) -> bool:
     return allowed
 
 
-SCRIPT = [
+SCRIPT: list[Response] = [
     ToolCalls([Call("get_weather", {"city": "Oslo"})]),
     Text("It is sunny in Oslo, 26c."),
     ToolCalls([Call("list_orders", {})]),

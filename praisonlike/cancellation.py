@@ -8,6 +8,8 @@ import threading
 from collections.abc import Callable, Generator, Iterable
 from typing import Any, TypeVar
 
+from praisonlike.errors import RunCancelled
+
 T = TypeVar("T")
 
 
@@ -76,8 +78,8 @@ def iterate_cancellable(
     left to finish on its own (it stops at its next item) and its output is
     dropped. Closing the iterator early likewise abandons the thread.
     """
-    from praisonlike.errors import RunCancelled
-
+    if token.cancelled:
+        raise RunCancelled(token.reason or "cancelled")
     items: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
     abandoned = threading.Event()
 

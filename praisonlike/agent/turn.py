@@ -11,6 +11,7 @@ Uses from ``self``: ``name``, ``max_iterations``, ``execution``, ``usage_tracker
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -38,6 +39,8 @@ from praisonlike.result import RunResult, ToolMode
 from praisonlike.tools.executor import TurnTools
 from praisonlike.tools.registry import ToolRegistry
 
+logger = logging.getLogger("praisonlike")
+
 
 @dataclass
 class Turn:
@@ -54,7 +57,10 @@ class Turn:
 
     def _observed(self, event: Any) -> Any:
         for observer in self.observers:
-            observer(event)
+            try:
+                observer(event)
+            except Exception:
+                logger.exception("an event observer failed on %s", event.type)
         return event
 
     def events(self) -> Iterator[Any]:

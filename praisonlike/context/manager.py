@@ -26,6 +26,7 @@ from praisonlike.context.summary import (
     fit_summary,
     is_summary_message,
     plan_conversation,
+    summary_pair_tokens,
     with_summary,
 )
 from praisonlike.context.summary_cache import SummaryCache
@@ -74,6 +75,7 @@ class _Job:
     cut_above: int
     cut_to: int
     reuse_budget: int
+    work_tokens: int
 
 
 class ContextManager:
@@ -82,6 +84,12 @@ class ContextManager:
     Thread-safe as far as its :class:`TokenCounter` is; keep one manager per
     model so token counts cached during one turn are reused by the next.
     Messages are never mutated; rewritten messages are shallow copies.
+
+    With ``summarise`` the manager remembers its last summary: while the
+    conversation starts with the turns it covered, the same summary is sent
+    again (no summary call) as long as the request stays within ``trigger``,
+    as if the compacted conversation had been kept; past that, only the turns
+    dropped since are summarised, together with the previous summary.
     """
 
     def __init__(
@@ -195,19 +203,20 @@ class ContextManager:
             if oversize
             else (list(messages), 0)
         )
+        work_tokens = (
+            counter.count_messages(work) if oversize else REPLY_PRIMING + message_tokens
+        )
         if forced:
             route = Route.COMPACT_THEN_TRUNCATE if oversize else Route.COMPACT
         else:
-            trigger = self.budgets.trigger
-            after = counter.count_messages(work) + tools_tokens if oversize else None
             route = choose_route(
                 tokens,
-                trigger_tokens=trigger,
+                trigger_tokens=self.budgets.trigger,
                 target_tokens=budget,
                 has_oversize_tools=oversize,
-                tokens_after_tool_cut=after,
+                tokens_after_tool_cut=work_tokens + tools_tokens,
             )
-        reuse_budget = budget if forced else max(budget, self.budgets.trigger)
+        reuse_budget = budget if forced else self.budgets.trigger
         return _Job(
             list(messages),
             work,
@@ -219,6 +228,7 @@ class ContextManager:
             cut_above,
             cut_to,
             reuse_budget,
+            work_tokens,
         )
 
     def _compact(self, job: _Job, strategy: str, failed: str | None = None) -> Prepared:
@@ -236,15 +246,21 @@ class ContextManager:
         return self._finalise(job, result, strategy, failed=failed)
 
     def _start_summary(self, job: _Job) -> Prepared:
+        """Reuse the remembered summary if the request then fits
+        ``reuse_budget``; else plan a summary to ``budget``, asking only about
+        the turns the remembered one does not cover."""
         counter = self.counter
         budget = job.budget - job.tools_tokens
         conversation = split_turns(job.work)
         previous = self._summaries.lookup(conversation)
         if previous is not None:
             reused = with_summary(conversation.messages(previous.turns), previous.text)
-            if counter.count_messages(reused) + job.tools_tokens <= job.reuse_budget:
+            tokens = (
+                job.work_tokens - previous.tokens + summary_pair_tokens(previous.text, counter)
+            )
+            if tokens + job.tools_tokens <= job.reuse_budget:
                 reuse_job = dataclasses.replace(job, budget=job.reuse_budget)
-                return self._finalise(reuse_job, reused, "summarise")
+                return self._finalise(reuse_job, reused, "summarise", tokens=tokens)
         plan = plan_conversation(conversation, budget, counter)
         if not plan.dropped:
             return self._finalise(job, plan.kept, "summarise")
@@ -282,12 +298,17 @@ class ContextManager:
         insurance: bool = False,
         request: list[Message] | None = None,
         pending: _PendingSummary | None = None,
+        tokens: int | None = None,
     ) -> Prepared:
+        """The Prepared for ``result``; ``tokens`` is its message count if known."""
         counter = self.counter
         budget = job.budget - job.tools_tokens
-        if job.route is not Route.TRUNCATE_TOOLS and counter.count_messages(result) > budget:
+        if tokens is None:
+            tokens = counter.count_messages(result)
+        if job.route is not Route.TRUNCATE_TOOLS and tokens > budget:
             result = truncate(result, budget, counter)
-        total = counter.count_messages(result) + job.tools_tokens
+            tokens = counter.count_messages(result)
+        total = tokens + job.tools_tokens
         if total > job.cut_above:
             result = insurance_cut(result, job.cut_to - job.tools_tokens, counter)
             total = counter.count_messages(result) + job.tools_tokens
@@ -330,7 +351,7 @@ class _PendingSummary:
             return self.fallback(f"{type(exc).__name__}: {exc}")
         if text is None:
             return manager._finalise(self.job, list(plan.kept), "summarise")
-        manager._summaries.remember(plan.dropped, text)
+        manager._summaries.remember(plan.dropped, text, manager.counter)
         return manager._finalise(self.job, with_summary(plan.kept, text), "summarise")
 
     def fallback(self, error: str) -> Prepared:

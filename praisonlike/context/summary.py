@@ -2,9 +2,9 @@
 
 The summary goes into the conversation, not into the system message, so the
 system prompt stays byte-identical (provider prompt caches keep working) and a
-later compaction summarises the earlier summary like any other old turn. It is
-inserted right after the system head as a pair that keeps user/assistant
-alternation valid::
+later compaction can merge it with the turns dropped since (see
+``build_summary_request(previous_summary=...)``). It is inserted right after
+the system head as a pair that keeps user/assistant alternation valid::
 
     {"role": "user", "content": "Summary of the earlier conversation: ..."}
     {"role": "assistant", "content": SUMMARY_ACK}
@@ -78,8 +78,13 @@ def is_summary_message(message: Message) -> bool:
     return role_of(message) == "assistant" and content == SUMMARY_ACK
 
 
+def summary_pair_tokens(text: str, counter: TokenCounter) -> int:
+    """Tokens the summary pair for ``text`` adds to a request."""
+    return counter.count_message(summary_message(text)) + counter.count_message(ack_message())
+
+
 def _frame_tokens(counter: TokenCounter) -> int:
-    return counter.count_message(summary_message("")) + counter.count_message(ack_message())
+    return summary_pair_tokens("", counter)
 
 
 def plan_summary(messages: Sequence[Message], budget: int, counter: TokenCounter) -> SummaryPlan:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from praisonlike.context.memo import snapshot
 from praisonlike.context.messages import Message, flatten
+from praisonlike.context.tokens import TokenCounter
 from praisonlike.context.turns import Conversation
 
 
@@ -25,13 +26,16 @@ from praisonlike.context.turns import Conversation
 class CachedSummary:
     """A summary that covers the first ``turns`` turns of a conversation.
 
-    ``covered`` is how many messages those turns hold; ``turns`` is never the
-    whole conversation (the current turn is never covered).
+    ``covered`` is how many messages those turns hold and ``tokens`` their
+    token count without the reply priming (the sum of ``count_message``);
+    ``turns`` is never the whole conversation (the current turn is never
+    covered).
     """
 
     text: str
     turns: int
     covered: int
+    tokens: int
 
 
 class SummaryCache:
@@ -40,6 +44,7 @@ class SummaryCache:
     def __init__(self) -> None:
         self._covered: list[Message] = []
         self._text: str | None = None
+        self._tokens = 0
         self._lock = threading.Lock()
 
     def lookup(self, conversation: Conversation) -> CachedSummary | None:
@@ -47,7 +52,7 @@ class SummaryCache:
         starts with the messages it covered, ending on a turn boundary before
         the current turn; else None."""
         with self._lock:
-            covered, text = self._covered, self._text
+            covered, text, tokens = self._covered, self._text, self._tokens
         if text is None:
             return None
         turns = size = 0
@@ -58,12 +63,13 @@ class SummaryCache:
             return None
         if flatten(conversation.turns[:turns]) != covered:
             return None
-        return CachedSummary(text=text, turns=turns, covered=size)
+        return CachedSummary(text=text, turns=turns, covered=size, tokens=tokens)
 
-    def remember(self, covered: Sequence[Message], text: str) -> None:
-        """Remember that ``text`` was sent in place of ``covered`` (not empty)."""
+    def remember(self, covered: Sequence[Message], text: str, counter: TokenCounter) -> None:
+        """Remember that ``text`` was sent in place of ``covered`` (ignored when empty)."""
         if not covered:
             return
         copy = [snapshot(message) for message in covered]
+        tokens = sum(counter.count_message(message) for message in covered)
         with self._lock:
-            self._covered, self._text = copy, text
+            self._covered, self._text, self._tokens = copy, text, tokens

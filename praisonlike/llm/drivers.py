@@ -73,6 +73,12 @@ class _TextFilter:
         return str(released)
 
 
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Mark an abandoned future's outcome as seen, so asyncio logs no warning about it."""
+    if not future.cancelled():
+        future.exception()
+
+
 def _stopped(cancel: CancelToken | None, deadline: float | None) -> BaseException | None:
     if cancel is not None and cancel.cancelled:
         return RunCancelled(cancel.reason or "cancelled")
@@ -82,7 +88,11 @@ def _stopped(cancel: CancelToken | None, deadline: float | None) -> BaseExceptio
 
 
 class SyncDriver:
-    """Performs the loop's commands with blocking calls; usable inside a running event loop."""
+    """Performs the loop's commands with blocking calls; usable inside a running event loop.
+
+    With a cancel token, each model call (and its stream) runs on a daemon
+    thread, so cancellation abandons it at once; tools run in the caller's thread.
+    """
 
     def __init__(
         self,
@@ -249,6 +259,7 @@ class AsyncDriver:
         if task.done():
             return task.result()
         task.cancel()
+        task.add_done_callback(_retrieve)
         raise RunCancelled(self._cancel.reason or "cancelled")
 
     async def _call_model(
@@ -295,10 +306,11 @@ class AsyncDriver:
     async def _run_tools(self, command: RunTools) -> list[ToolOutcome | BaseException]:
         calls = command.calls
         if len(calls) > 1 and self._tools.parallel_safe(calls):
-            results = await asyncio.gather(
-                *(self._tools.arun(c, deadline=command.deadline) for c in calls)
-            )
-            return list(results)
+            batch = asyncio.gather(*(self._tools.arun(c, deadline=command.deadline) for c in calls))
+            try:
+                return list(await self._until_cancelled(batch))
+            except RunCancelled as exc:
+                return [exc]
         outcomes: list[ToolOutcome | BaseException] = []
         for call in calls:
             stop = _stopped(self._cancel, self._deadline)

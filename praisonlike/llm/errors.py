@@ -166,19 +166,37 @@ _BUILTIN_TYPES: tuple[tuple[tuple[type[BaseException], ...], ErrorKind], ...] = 
 _TYPE_NAMES: dict[str, ErrorKind] = {
     **dict.fromkeys(
         (
-            "TimeoutException", "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout",
-            "APITimeoutError", "ServerTimeoutError", "ConnectionTimeoutError",
+            "TimeoutException",
+            "ConnectTimeout",
+            "ReadTimeout",
+            "WriteTimeout",
+            "PoolTimeout",
+            "APITimeoutError",
+            "ServerTimeoutError",
+            "ConnectionTimeoutError",
             "SocketTimeoutError",
         ),
         ErrorKind.TIMEOUT,
     ),
     **dict.fromkeys(
         (
-            "ConnectError", "ReadError", "WriteError", "CloseError", "NetworkError",
-            "ProtocolError", "RemoteProtocolError", "LocalProtocolError", "ProxyError",
-            "TransportError", "APIConnectionError", "ClientConnectionError",
-            "ClientConnectorError", "ServerDisconnectedError", "ClientOSError",
-            "ConnectionError", "gaierror",
+            "ConnectError",
+            "ReadError",
+            "WriteError",
+            "CloseError",
+            "NetworkError",
+            "ProtocolError",
+            "RemoteProtocolError",
+            "LocalProtocolError",
+            "ProxyError",
+            "TransportError",
+            "APIConnectionError",
+            "ClientConnectionError",
+            "ClientConnectorError",
+            "ServerDisconnectedError",
+            "ClientOSError",
+            "ConnectionError",
+            "gaierror",
         ),
         ErrorKind.CONNECTION,
     ),
@@ -196,52 +214,98 @@ def _pattern(*alternatives: str) -> re.Pattern[str]:
 _MESSAGE_PATTERNS: tuple[tuple[ErrorKind, re.Pattern[str]], ...] = (
     (
         ErrorKind.RATE_LIMIT,
-        _pattern(r"rate[ _-]?limit", r"too many requests", r"resource[ _]exhausted",
-                 r"\bquota\b", r"throttl"),
+        _pattern(
+            r"rate[ _-]?limit",
+            r"too many requests",
+            r"resource[ _]exhausted",
+            r"\bquota\b",
+            r"throttl",
+        ),
     ),
     (
         ErrorKind.CONTEXT_WINDOW_EXCEEDED,
-        _pattern(r"context[ _]length", r"maximum context", r"context[ _]window",
-                 r"context size", r"too many tokens", r"prompt is too long",
-                 r"input is too long", r"reduce the length of the messages",
-                 r"exceeds? the (?:maximum|max) (?:number of )?tokens"),
+        _pattern(
+            r"context[ _]length",
+            r"maximum context",
+            r"context[ _]window",
+            r"context size",
+            r"too many tokens",
+            r"prompt is too long",
+            r"input is too long",
+            r"reduce the length of the messages",
+            r"exceeds? the (?:maximum|max) (?:number of )?tokens",
+        ),
     ),
     (
         ErrorKind.CONTENT_POLICY,
-        _pattern(r"content[ _]policy", r"content[ _]filter", r"safety system",
-                 r"content management policy", r"responsibleaipolicyviolation"),
+        _pattern(
+            r"content[ _]policy",
+            r"content[ _]filter",
+            r"safety system",
+            r"content management policy",
+            r"responsibleaipolicyviolation",
+        ),
     ),
     (
         ErrorKind.AUTHENTICATION,
-        _pattern(r"(?:invalid|incorrect|missing|no) (?:x-)?api[ _-]?key", r"api key not valid",
-                 r"authentication", r"unauthori[sz]ed"),
+        _pattern(
+            r"(?:invalid|incorrect|missing|no) (?:x-)?api[ _-]?key",
+            r"api key not valid",
+            r"authentication",
+            r"unauthori[sz]ed",
+        ),
     ),
     (
         ErrorKind.MODEL_NOT_FOUND,
-        _pattern(r"model_not_found", r"no such model", r"unknown model",
-                 r"\bmodel\b[^\n.]{0,80}\b(?:not found|does not exist)"),
+        _pattern(
+            r"model_not_found",
+            r"no such model",
+            r"unknown model",
+            r"\bmodel\b[^\n.]{0,80}\b(?:not found|does not exist)",
+        ),
     ),
     (
         ErrorKind.PERMISSION_DENIED,
-        _pattern(r"permission denied", r"\bforbidden\b", r"access denied",
-                 r"insufficient (?:credits|balance)"),
+        _pattern(
+            r"permission denied",
+            r"\bforbidden\b",
+            r"access denied",
+            r"insufficient (?:credits|balance)",
+        ),
     ),
     (
         ErrorKind.SERVICE_UNAVAILABLE,
-        _pattern(r"overloaded", r"service unavailable", r"temporarily unavailable",
-                 r"bad gateway", r"internal server error", r"\bserver error\b"),
+        _pattern(
+            r"overloaded",
+            r"service unavailable",
+            r"temporarily unavailable",
+            r"bad gateway",
+            r"internal server error",
+            r"\bserver error\b",
+        ),
     ),
     (ErrorKind.TIMEOUT, _pattern(r"timed out", r"\btimeout\b", r"deadline exceeded")),
     (
         ErrorKind.CONNECTION,
-        _pattern(r"connection (?:reset|refused|error|aborted|closed)", r"remote end closed",
-                 r"server disconnected", r"name or service not known",
-                 r"name resolution", r"network is unreachable", r"broken pipe"),
+        _pattern(
+            r"connection (?:reset|refused|error|aborted|closed)",
+            r"remote end closed",
+            r"server disconnected",
+            r"name or service not known",
+            r"name resolution",
+            r"network is unreachable",
+            r"broken pipe",
+        ),
     ),
     (
         ErrorKind.MALFORMED_RESPONSE,
-        _pattern(r"invalid json", r"json ?decode", r"expecting value", r"malformed",
-                 r"unterminated string"),
+        _pattern(
+            r"invalid json",
+            r"json ?decode",
+            r"expecting value",
+            r"malformed",
+            r"unterminated string",
+        ),
     ),
 )
 
@@ -316,10 +380,49 @@ def to_llm_error(exc: BaseException, *, model: str | None, retried: int = 0) -> 
     )
 
 
+# LiteLLM wraps a dropped connection or an undecodable body in these, with a made-up 500.
+_LITELLM_WRAPPERS = ("InternalServerError", "MidStreamFallbackError")
+_TRANSPORT_KINDS: dict[str, ErrorKind] = {
+    "APIConnectionError": ErrorKind.CONNECTION,
+    "RemoteProtocolError": ErrorKind.CONNECTION,
+    "ReadError": ErrorKind.CONNECTION,
+    "ConnectError": ErrorKind.CONNECTION,
+    "JSONDecodeError": ErrorKind.MALFORMED_RESPONSE,
+}
+
+
+def _wrapped_transport_kind(exc: BaseException) -> ErrorKind | None:
+    """For LiteLLM's synthetic-500 wrappers: the transport failure inside, if any.
+
+    An undecodable body anywhere in the chain wins over the connection error
+    LiteLLM wraps it in.
+    """
+    if type(exc).__name__ not in _LITELLM_WRAPPERS:
+        return None
+    found: list[ErrorKind] = []
+    inner: BaseException | None = exc
+    for _ in range(_MAX_CAUSE_DEPTH + 4):
+        if inner is None:
+            break
+        kind = _TRANSPORT_KINDS.get(type(inner).__name__)
+        if kind is not None and inner is not exc:
+            found.append(kind)
+        nested = _safe_attr(inner, "original_exception")
+        inner = (
+            nested if isinstance(nested, BaseException) else (inner.__cause__ or inner.__context__)
+        )
+    if ErrorKind.MALFORMED_RESPONSE in found:
+        return ErrorKind.MALFORMED_RESPONSE
+    return found[0] if found else None
+
+
 def _classify(exc: BaseException, depth: int) -> ErrorClass | None:
     if isinstance(exc, errors.LLMError):
         return _from_praisonlike(exc)
     text = _raw_message(exc)
+    transport = _wrapped_transport_kind(exc)
+    if transport is not None:
+        return _verdict(exc, transport, None, text)
     litellm_kind = _litellm_kind(exc)
     if litellm_kind is not None:
         kind, synthetic = litellm_kind

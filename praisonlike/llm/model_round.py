@@ -113,7 +113,7 @@ class ModelRounds:
         judge) is sent as given, without steering, tools or compaction, to
         ``model`` if given."""
         spec = self.spec
-        state = recovery.RecoveryState()
+        state = recovery.RecoveryState(model_index=self._model_index)
         emergency = False
         native = spec.tools if spec.tool_mode is ToolMode.NATIVE and request is None else []
         while True:
@@ -171,18 +171,21 @@ class ModelRounds:
             if isinstance(outcome, ModelReply):
                 yield from self._answered(outcome, iteration, purpose)
                 return outcome
-            emergency = yield from self._recover(outcome, state, iteration)
+            emergency = (yield from self._recover(outcome, state, iteration)) or emergency
 
     def _context_view(
         self, native: list[dict[str, Any]], emergency: bool, iteration: int
     ) -> Generator[Any, Any, list[dict[str, Any]]]:
         spec = self.spec
         messages = spec.prefix + self._messages
-        compacting = (
-            emergency
-            or str(getattr(spec.context.route(messages, native), "value", "fits")) != "fits"
-        )
-        if compacting:
+        if (
+            spec.hooks is not None
+            and spec.hooks.has(HookEvent.BEFORE_COMPACTION)
+            and (
+                emergency
+                or str(getattr(spec.context.route(messages, native), "value", "fits")) != "fits"
+            )
+        ):
             yield from self._hook(HookEvent.BEFORE_COMPACTION, messages=messages)
         prepare = spec.context.emergency if emergency else spec.context.prepare
         prepared = yield from self._finish_summary(prepare(messages, native), iteration)

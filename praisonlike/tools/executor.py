@@ -3,9 +3,11 @@
 :class:`TurnTools` is the ``execute_tool`` handed to the dispatcher for one
 turn. Whatever goes wrong with a call (unknown tool, malformed or invalid
 arguments, an exception, a timeout, a denial) becomes a tool message marked as
-an error, which the model reads and can act on; nothing is raised into the
-loop. Sync tools never block an event loop (they run in a worker thread under
-``achat``), and async tools work under ``chat`` (on a private loop).
+an error, which the model reads and can act on. Only a hook or an approver that
+raises ends the turn, with a :class:`HookError` or :class:`ToolError` handed back
+to the loop (a tool whose approver raised is not run). Sync tools never block an
+event loop (they run in a worker thread under ``achat``), and async tools work
+under ``chat`` (on a private loop).
 """
 
 from __future__ import annotations
@@ -21,13 +23,15 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from praisonlike.cancellation import CancelToken
-from praisonlike.errors import HookError
+from praisonlike.context.config import MIN_TOOL_OUTPUT_LIMIT as MIN_RESULT_LIMIT
+from praisonlike.errors import ConfigurationError, HookError, ToolError
 from praisonlike.hooks import HookContext, HookEvent, HookResult, HookRunner
 from praisonlike.llm.protocol import ToolCall, ToolOutcome
 from praisonlike.tools.async_bridge import in_worker_thread, submit_coroutine, worker_threads
 from praisonlike.tools.function_tool import ToolArgumentError
 from praisonlike.tools.registry import ToolRegistry
 from praisonlike.tools.results import (
+    DEFAULT_RESULT_LIMIT,
     format_tool_result,
     tool_exception_message,
     unknown_tool_message,
@@ -47,7 +51,12 @@ class _Prepared:
 
 
 class TurnTools:
-    """The tools of one turn, bound to its run id, deps and cancellation."""
+    """The tools of one turn, bound to its run id, deps and cancellation.
+
+    A tool's result is cut to ``result_limit`` characters (head and tail, see
+    :func:`~praisonlike.tools.results.format_tool_result`) before it reaches the
+    history, the events or the model; ``None`` keeps results whole.
+    """
 
     def __init__(
         self,
@@ -60,7 +69,13 @@ class TurnTools:
         tool_timeout: float | None = None,
         approver: Approver | None = None,
         hooks: HookRunner | None = None,
+        result_limit: int | None = DEFAULT_RESULT_LIMIT,
     ) -> None:
+        if result_limit is not None and result_limit < MIN_RESULT_LIMIT:
+            raise ConfigurationError(
+                f"result_limit must be None or at least {MIN_RESULT_LIMIT} characters, "
+                f"got {result_limit}"
+            )
         self._registry = registry
         self._run_id = run_id
         self._deps = deps
@@ -69,6 +84,7 @@ class TurnTools:
         self._tool_timeout = tool_timeout
         self._approver = approver
         self._hooks = hooks
+        self._result_limit = result_limit
 
     # -- the ToolRunner protocol -------------------------------------------------------
 
@@ -79,7 +95,9 @@ class TurnTools:
                 return False
         return True
 
-    def run(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome | HookError:
+    def run(
+        self, call: ToolCall, *, deadline: float | None
+    ) -> ToolOutcome | HookError | ToolError:
         started = time.monotonic()
         prepared = self._prepare(call, started)
         if isinstance(prepared, ToolOutcome):
@@ -129,7 +147,9 @@ class TurnTools:
             )
         return self._success(prepared, value, started)
 
-    async def arun(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome | HookError:
+    async def arun(
+        self, call: ToolCall, *, deadline: float | None
+    ) -> ToolOutcome | HookError | ToolError:
         started = time.monotonic()
         prepared = self._prepare(call, started)
         if isinstance(prepared, ToolOutcome):
@@ -239,26 +259,36 @@ class TurnTools:
             result = await result
         return result
 
-    def _check_approval_sync(self, prepared: _Prepared, started: float) -> ToolOutcome | None:
+    def _check_approval_sync(
+        self, prepared: _Prepared, started: float
+    ) -> ToolOutcome | ToolError | None:
         if not prepared.tool.requires_approval:
             return None
         verdict: Any = False
         if self._approver is not None:
-            verdict = self._approver(prepared.call.name, prepared.arguments)
-            if inspect.isawaitable(verdict):
-                verdict = submit_coroutine(_awaited(verdict)).result()
+            try:
+                verdict = self._approver(prepared.call.name, prepared.arguments)
+                if inspect.isawaitable(verdict):
+                    verdict = submit_coroutine(_awaited(verdict)).result()
+            except Exception as exc:
+                return _approver_failed(prepared.call.name, exc)
         return None if verdict is True else self._denied(prepared, started)
 
     async def _check_approval_async(
         self, prepared: _Prepared, started: float
-    ) -> ToolOutcome | None:
+    ) -> ToolOutcome | ToolError | None:
         if not prepared.tool.requires_approval:
             return None
         verdict: Any = False
         if self._approver is not None:
-            verdict = await in_worker_thread(self._approver, prepared.call.name, prepared.arguments)
-            if inspect.isawaitable(verdict):
-                verdict = await verdict
+            try:
+                verdict = await in_worker_thread(
+                    self._approver, prepared.call.name, prepared.arguments
+                )
+                if inspect.isawaitable(verdict):
+                    verdict = await verdict
+            except Exception as exc:
+                return _approver_failed(prepared.call.name, exc)
         return None if verdict is True else self._denied(prepared, started)
 
     def _timeout_for(self, tool: Any, deadline: float | None) -> float | None:
@@ -274,7 +304,7 @@ class TurnTools:
         return ToolOutcome(
             call=prepared.call,
             arguments=_jsonable(prepared.arguments),
-            result=format_tool_result(value),
+            result=format_tool_result(value, limit=self._result_limit),
             is_error=False,
             latency=time.monotonic() - started,
         )
@@ -301,6 +331,13 @@ class TurnTools:
 
 async def _awaited(awaitable: Awaitable[Any]) -> Any:
     return await awaitable
+
+
+def _approver_failed(name: str, exc: Exception) -> ToolError:
+    """A broken approver fails the turn (the tool does not run) rather than deciding anything."""
+    error = ToolError(f"the approver of tool '{name}' raised {type(exc).__name__}", tool_name=name)
+    error.__cause__ = exc
+    return error
 
 
 def _jsonable(arguments: dict[str, Any]) -> dict[str, Any]:

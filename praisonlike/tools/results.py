@@ -13,10 +13,13 @@ from pydantic_core import to_jsonable_python
 from praisonlike.tools.arguments import ToolArgumentError
 
 NO_RESULT = "(the tool returned no result)"
+DEFAULT_RESULT_LIMIT = 100_000
+"""Characters of a tool result kept by default; see :func:`format_tool_result`."""
 _MAX_ERROR_TEXT = 2000
+_MAX_NAME_SHOWN = 80
 
 
-def format_tool_result(value: Any) -> str:
+def format_tool_result(value: Any, *, limit: int | None = DEFAULT_RESULT_LIMIT) -> str:
     """The text the model sees for a tool's return value; never raises.
 
     ``str`` is returned as is; ``None`` gives :data:`NO_RESULT`; ``bytes`` are
@@ -24,7 +27,21 @@ def format_tool_result(value: Any) -> str:
     instances, dicts, lists and tuples become JSON (non-ASCII kept, odd leaves
     such as datetimes or sets converted, anything else through ``str``).
     Everything else, and any value whose serialisation fails, goes through ``str()``.
+
+    A text longer than ``limit`` characters is cut to at most ``limit``: its head
+    and tail around a ``...[truncated N chars]...`` marker (the format of
+    :func:`praisonlike.context.truncate_tool_output`), so one tool cannot flood
+    the history, the session store or the model. ``limit=None`` keeps it whole.
     """
+    text = _as_text(value)
+    if limit is None or len(text) <= limit:
+        return text
+    from praisonlike.context.truncation import truncate_tool_output
+
+    return truncate_tool_output(text, limit)
+
+
+def _as_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     if value is None:
@@ -57,7 +74,12 @@ def _safe_str(value: Any) -> str:
 
 
 def unknown_tool_message(name: str, available: Sequence[str]) -> str:
-    """The tool message for a call to a tool that is not registered; lists ``available``."""
+    """The tool message for a call to a tool that is not registered; lists ``available``.
+
+    A name longer than a tool name can be is shown cut, so the message stays short.
+    """
+    if len(name) > _MAX_NAME_SHOWN:
+        name = name[:_MAX_NAME_SHOWN] + "..."
     if not available:
         return (
             f"Error: there is no tool named '{name}', and no tools are available. "

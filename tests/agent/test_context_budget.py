@@ -417,12 +417,19 @@ def test_summary_reuse_makes_few_summary_calls_and_carries_the_summary_forward(
 
 
 def conversation(turns: int, seed: int = 0) -> list[dict[str, Any]]:
+    """A system message and ``turns`` turns; every third turn has a tool round
+    whose result is over the managers' ``tool_output_limit``."""
     messages: list[dict[str, Any]] = [{"role": "system", "content": "You help."}]
     for n in range(turns):
-        messages += [
-            {"role": "user", "content": f"question {n} " + words(50, n + seed)},
-            {"role": "assistant", "content": f"answer {n} " + words(50, n + seed + 1)},
-        ]
+        messages.append({"role": "user", "content": f"question {n} " + words(50, n + seed)})
+        if n % 3 == 2:
+            function = {"name": "search", "arguments": "{}"}
+            call = {"id": f"t{n}", "type": "function", "function": function}
+            messages += [
+                {"role": "assistant", "content": "", "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": f"t{n}", "content": words(300, n)},
+            ]
+        messages.append({"role": "assistant", "content": f"answer {n} " + words(50, n + seed + 1)})
     return messages
 
 
@@ -432,6 +439,7 @@ def summarising_manager() -> ContextManager:
         reserve_output_tokens=0,
         strategy="summarise",
         summary_model="gpt-4o",
+        tool_output_limit=500,
     )
     return ContextManager("gpt-4o-mini", config)
 
@@ -446,6 +454,7 @@ def test_an_identical_dropped_part_reuses_the_summary_without_a_call() -> None:
     assert again.summary_request is None
     assert again.messages[1] == done.messages[1]
     assert again.report is not None and again.report.strategy == "summarise"
+    assert again.report.tokens_after == manager.counter.count_messages(again.messages)
     assert again.messages[-1] == {"role": "user", "content": "and one more"}
 
 
@@ -505,4 +514,5 @@ def test_reuse_keeps_the_invariants_as_a_conversation_grows(
             messages, prepared.messages, counter=manager.counter, budget=budgets.trigger
         )
         assert problems == []
+        assert report.tokens_after == manager.counter.count_messages(prepared.messages)
         assert report.tokens_after <= (budgets.target if fresh else budgets.trigger)

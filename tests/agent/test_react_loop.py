@@ -27,6 +27,10 @@ from praisonlike.llm.react import StreamCallDetector, unoffered_calls
 from praisonlike.result import ToolMode
 from praisonlike.testing import Call, LocalLLMServer, RecordedRequest, Text, ToolCalls
 
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::praisonlike.context.window.ContextWindowUnknownWarning"
+)
+
 WEATHER_RESULT = "Paris: sunny, 26c"
 OFFERED = {"get_weather", "add"}
 
@@ -97,6 +101,7 @@ def test_tools_are_described_in_the_system_prompt_and_not_sent(
     assert '{"name": <function-name>, "arguments": <args-json-object>}' in system
     assert agent.last_result is not None
     assert agent.last_result.tool_mode is ToolMode.REACT
+    assert agent.last_result.model_dump(mode="json")["tool_mode"] == "react"
     assert agent.last_result.tool_calls == []
 
 

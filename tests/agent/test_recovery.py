@@ -273,11 +273,6 @@ def test_context_compaction_emits_a_compaction_event(server: LocalLLMServer) -> 
     assert [type(e) for e in events].count(LLMRequest) == 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ModelRounds._model_round (llm/model_round.py) resets `emergency` to False when a "
-    "retry follows a compaction, so the retried request is the uncompacted one again",
-)
 def test_retry_after_a_compaction_keeps_the_compacted_request(server: LocalLLMServer) -> None:
     agent = long_conversation(server)
     server.extend([Fault.context_length_exceeded(), Fault.server_error(), Text("ok")])
@@ -399,12 +394,6 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ModelRounds._model_round (llm/model_round.py) starts each round with "
-    "RecoveryState() at model_index 0, so after a fallback a later round 'falls back' to the "
-    "model it is already on",
-)
 def test_fallback_state_carries_over_to_later_rounds(server: LocalLLMServer) -> None:
     server.extend(
         [
@@ -467,11 +456,6 @@ def test_no_stream_reset_when_nothing_was_streamed(server: LocalLLMServer) -> No
     assert any(isinstance(e, RetryEvent) for e in events)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="praisonlike.llm.errors classifies LiteLLM's synthetic-500 wrappers of a dropped "
-    "connection / undecodable body as service_unavailable",
-)
 @pytest.mark.parametrize("way", WAYS)
 @pytest.mark.parametrize(
     ("fault", "error"),

@@ -27,6 +27,13 @@ WAYS = ("chat", "achat", "iter_stream")
 HANG_GUARD = 8.0  # seconds; only catches hangs, the waits under test are far shorter
 
 
+@pytest.fixture(scope="module", autouse=True)
+def warm_client() -> None:
+    """One turn first, so LiteLLM's import and first-call setup never land in a timed test."""
+    with LocalLLMServer([Text("warm")]) as server:
+        Agent(instructions="Warm up.", llm=server.llm_config()).chat("hi")
+
+
 @pytest.fixture
 def release() -> Iterator[threading.Event]:
     event = threading.Event()

@@ -8,11 +8,14 @@ and its result must be in the next request the model got.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import pytest
 
 from praisonlike import Agent, TerminationReason
+from praisonlike.context.config import ContextConfig
+from praisonlike.context.window import ContextWindowUnknownWarning, context_window
 from praisonlike.events import (
     LLMRequest,
     LLMResponse,
@@ -23,7 +26,7 @@ from praisonlike.events import (
     ToolResultEvent,
 )
 from praisonlike.llm.config import ExecutionConfig, LLMConfig
-from praisonlike.llm.local import is_local_available
+from praisonlike.llm.local import LOCAL_MODELS, is_local_available
 from praisonlike.llm.react import parse_text_tool_calls
 from praisonlike.result import ToolMode
 
@@ -59,7 +62,7 @@ def local_agent(max_tokens: int, **kwargs: Any) -> Agent:
     )
 
 
-def test_plain_answer_on_the_local_model() -> None:
+def test_plain_answer_on_the_local_model_which_context_and_pricing_know() -> None:
     agent = local_agent(24)
     answer = agent.chat("What is the capital of France? One word.")
     assert isinstance(answer, str) and answer.strip()
@@ -67,8 +70,14 @@ def test_plain_answer_on_the_local_model() -> None:
     assert result is not None
     assert result.termination_reason is TerminationReason.COMPLETED
     assert result.model == LOCAL_ALIAS
+    assert result.tool_mode is ToolMode.REACT
     assert result.usage.requests == 1 and result.usage.completion_tokens > 0
     assert agent.chat_history[-1] == {"role": "assistant", "content": answer}
+    assert (result.usage.cost, result.usage.cost_complete) == (0.0, True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ContextWindowUnknownWarning)
+        window = context_window(LOCAL_ALIAS, ContextConfig())
+    assert window == LOCAL_MODELS["qwen2.5-coder-0.5b"].context_window
 
 
 def test_iter_stream_joins_to_the_output() -> None:

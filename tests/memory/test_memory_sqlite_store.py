@@ -79,7 +79,10 @@ def test_open_store(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError):
         open_store(42)  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError):
-        open_store("postgresql://db")
+        open_store("mysql://db")
+    from praisonlike.memory.postgres_store import PostgresStore
+
+    assert isinstance(open_store("postgresql://db"), PostgresStore)  # lazy: no connection yet
 
 
 def test_not_a_database_is_a_configuration_error(tmp_path: Path) -> None:

@@ -213,7 +213,10 @@ def local_endpoint(model: str) -> tuple[str, str]:
 
     E.g. ``("openai/qwen2.5-coder-0.5b", "http://127.0.0.1:PORT/v1")``. One
     server per model per process, started on first use (thread-safe) and
-    stopped at interpreter exit.
+    stopped at interpreter exit. Once started, ``openai/<alias>`` is registered
+    in LiteLLM's model map (unless the map already has the alias) with the
+    server's context size and a price of 0, so context budgeting and cost
+    accounting know the model.
     """
     alias, path, n_ctx = resolve_local_model(model)
     key = str(path)
@@ -222,8 +225,33 @@ def local_endpoint(model: str) -> tuple[str, str]:
         if server is None:
             server = LocalModelServer(path, alias=alias, n_ctx=n_ctx)
             server.start()
+            _register_with_litellm(server.alias, server.n_ctx)
             _servers[key] = server
     return f"openai/{server.alias}", server.url
+
+
+def _register_with_litellm(alias: str, n_ctx: int) -> None:
+    from praisonlike.llm.backend import load_litellm
+
+    litellm = load_litellm()
+    name = f"openai/{alias}"
+    if alias in litellm.model_cost or name in litellm.model_cost:
+        return
+    litellm.register_model(
+        {
+            name: {
+                "litellm_provider": "openai",
+                "mode": "chat",
+                "max_input_tokens": n_ctx,
+                "max_output_tokens": n_ctx,
+                "max_tokens": n_ctx,
+                "input_cost_per_token": 0.0,
+                "output_cost_per_token": 0.0,
+                "cache_read_input_token_cost": 0.0,
+                "cache_creation_input_token_cost": 0.0,
+            }
+        }
+    )
 
 
 def stop_local_servers() -> None:

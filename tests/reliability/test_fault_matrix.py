@@ -1,0 +1,303 @@
+"""The fault matrix: every fault LocalLLMServer injects, through every entry point.
+
+Each cell runs one turn of an agent whose session (a SQLite store) already
+holds one answered turn. The primary model fails with the fault either once
+or on every request; the fallback model, when configured, always answers.
+With tools, the primary first answers with a tool call, so the fault hits the
+turn's second round. ``MATRIX`` writes down, per fault, what must happen in
+the four (once / always) x (no fallback / fallback) situations, following the
+policy of docs/errors.md with ``max_retries=1`` and ``max_context_retries=2``.
+
+Every cell checks: the call returns before a deadline, it gives an answer or
+raises exactly the typed error (never ``None``), how many requests reached the
+server and for which model, the RunResult, the agent's history (unchanged by a
+failed turn, extended by a recovered one) and the stored turn (status, answer,
+retry and fallback steps).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reliability_support import (
+    FIRST_ANSWER,
+    FIRST_QUESTION,
+    PRICES,
+    SESSION,
+    SLOW,
+    WAYS,
+    add,
+    run_turn,
+    seed_session,
+    stored_turns,
+)
+
+from praisonlike import Agent, ExecutionConfig, MemoryConfig, TerminationReason
+from praisonlike.errors import (
+    APIConnectionError,
+    AuthenticationError,
+    BadRequestError,
+    ContextWindowExceededError,
+    LLMTimeoutError,
+    MalformedResponseError,
+    ModelNotFoundError,
+    PraisonlikeError,
+    RateLimitError,
+    ServiceUnavailableError,
+)
+from praisonlike.events import RunFinished
+from praisonlike.memory import MessageStatus
+from praisonlike.testing import (
+    Call,
+    Delay,
+    DropConnection,
+    Fault,
+    LocalLLMServer,
+    MalformedBody,
+    RecordedRequest,
+    Text,
+    ToolCalls,
+)
+from praisonlike.testing.script import Response
+
+PRIMARY, FALLBACK = "test-model", "other-model"
+QUESTION = "second question"
+ANSWER = "the primary answered"
+FALLBACK_ANSWER = "the fallback answered"
+SLOW_CALL_TIMEOUT = 0.5
+ErrorTypes = type[PraisonlikeError] | tuple[type[PraisonlikeError], ...]
+
+
+@dataclass(frozen=True)
+class Recovered:
+    """The primary model answered after ``requests`` requests (tool round excluded)."""
+
+    requests: int
+    retries: int = 0
+
+
+@dataclass(frozen=True)
+class FellBack:
+    """The fallback model answered; ``requests`` counts both models' requests."""
+
+    requests: int
+    retries: int = 0
+
+
+@dataclass(frozen=True)
+class Raised:
+    """The turn failed with ``error`` after ``requests`` requests and ``retried`` retries."""
+
+    error: ErrorTypes
+    requests: int
+    retried: int = 0
+
+
+Outcome = Recovered | FellBack | Raised
+
+
+@dataclass(frozen=True)
+class Row:
+    fault: Response
+    once: Outcome
+    once_with_fallback: Outcome
+    always: Outcome
+    always_with_fallback: Outcome
+    timeout: float | None = None
+
+
+def retryable(fault: Response, error: ErrorTypes, timeout: float | None = None) -> Row:
+    return Row(
+        fault,
+        once=Recovered(2, retries=1),
+        once_with_fallback=Recovered(2, retries=1),
+        always=Raised(error, 2, retried=1),
+        always_with_fallback=FellBack(3, retries=1),
+        timeout=timeout,
+    )
+
+
+def falls_back_at_once(fault: Response, error: ErrorTypes) -> Row:
+    return Row(
+        fault,
+        once=Raised(error, 1),
+        once_with_fallback=FellBack(2),
+        always=Raised(error, 1),
+        always_with_fallback=FellBack(2),
+    )
+
+
+# LiteLLM reports a dropped connection and an undecodable body as a (synthetic) 500, classified
+# service_unavailable today; the second type is the one tests/agent/test_recovery.py's strict
+# xfail test_dropped_and_malformed_raise_their_own_types expects once that is fixed.
+DROPPED = (ServiceUnavailableError, APIConnectionError)
+MALFORMED = (ServiceUnavailableError, MalformedResponseError)
+MATRIX: dict[str, Row] = {
+    "rate_limit": retryable(Fault.rate_limit(), RateLimitError),
+    "rate_limit_retry_after": retryable(Fault.rate_limit(retry_after=0.05), RateLimitError),
+    "server_error": retryable(Fault.server_error(), ServiceUnavailableError),
+    "unavailable": retryable(Fault.unavailable(), ServiceUnavailableError),
+    "authentication": falls_back_at_once(Fault.authentication(), AuthenticationError),
+    "model_not_found": falls_back_at_once(Fault.model_not_found(), ModelNotFoundError),
+    "context_length_exceeded": Row(
+        Fault.context_length_exceeded(),
+        once=Recovered(2),
+        once_with_fallback=Recovered(2),
+        always=Raised(ContextWindowExceededError, 3),
+        always_with_fallback=Raised(ContextWindowExceededError, 3),
+    ),
+    "bad_request": Row(
+        Fault.bad_request("unsupported parameter: frobnicate"),
+        once=Raised(BadRequestError, 1),
+        once_with_fallback=Raised(BadRequestError, 1),
+        always=Raised(BadRequestError, 1),
+        always_with_fallback=Raised(BadRequestError, 1),
+    ),
+    "delay_past_timeout": retryable(
+        Delay(30, Text("too late")), LLMTimeoutError, timeout=SLOW_CALL_TIMEOUT
+    ),
+    "drop_connection": retryable(DropConnection(), DROPPED),
+    "malformed_body": retryable(MalformedBody(), MALFORMED),
+}
+SITUATIONS: dict[str, tuple[bool, bool]] = {
+    "once": (False, False),
+    "once_with_fallback": (False, True),
+    "always": (True, False),
+    "always_with_fallback": (True, True),
+}
+ADD_CALL = Call("add", {"a": 2, "b": 3}, id="call-add")
+
+
+class PrimaryFails:
+    """The server's answers: the primary model fails with ``fault`` (on its first answer
+    request, or on all of them); the fallback model always answers."""
+
+    def __init__(self, fault: Response, *, always: bool, tools: bool) -> None:
+        self._fault = fault
+        self._always = always
+        self._tools = tools
+        self._primary_requests = 0
+        self._failed = False
+
+    def __call__(self, request: RecordedRequest) -> Response:
+        if request.model != PRIMARY:
+            return Text(FALLBACK_ANSWER)
+        self._primary_requests += 1
+        if self._tools and self._primary_requests == 1:
+            return ToolCalls([ADD_CALL])
+        if self._always or not self._failed:
+            self._failed = True
+            return self._fault
+        return Text(ANSWER)
+
+
+def turn_messages(tools: bool, answer: str) -> list[dict[str, Any]]:
+    """The messages a successful turn adds to the history."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": QUESTION}]
+    if tools:
+        messages += [
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": ADD_CALL.id,
+                        "type": "function",
+                        "function": {"name": "add", "arguments": ADD_CALL.arguments_json},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": ADD_CALL.id, "content": "5"},
+        ]
+    messages.append({"role": "assistant", "content": answer})
+    return messages
+
+
+def cells() -> list[Any]:
+    """Every cell under PRAISONLIKE_SLOW_TESTS=1; in CI one entry point per (fault,
+    situation, tools), rotated so that each fault still meets every entry point twice."""
+    params = []
+    for fault_number, fault_id in enumerate(MATRIX):
+        combos = [(s, t) for s in SITUATIONS for t in (False, True)]
+        for combo_number, (situation, tools) in enumerate(combos):
+            ways = WAYS if SLOW else [WAYS[(fault_number + combo_number) % len(WAYS)]]
+            label = "tools" if tools else "plain"
+            params += [
+                pytest.param(
+                    fault_id, situation, tools, way, id=f"{fault_id}-{situation}-{label}-{way}"
+                )
+                for way in ways
+            ]
+    return params
+
+
+@pytest.mark.parametrize(("fault_id", "situation", "tools", "way"), cells())
+def test_fault_cell(
+    server: LocalLLMServer, tmp_path: Path, fault_id: str, situation: str, tools: bool, way: str
+) -> None:
+    row = MATRIX[fault_id]
+    always, fallback = SITUATIONS[situation]
+    expected: Outcome = getattr(row, situation)
+    db = tmp_path / "sessions.db"
+    before = seed_session(db)
+    server.default = PrimaryFails(row.fault, always=always, tools=tools)
+    agent = Agent(
+        instructions="You answer questions.",
+        llm=server.llm_config(PRIMARY),
+        tools=[add] if tools else None,
+        fallback_models=[f"openai/{FALLBACK}"] if fallback else None,
+        execution=ExecutionConfig(max_retries=1, retry_base=0.01, timeout=row.timeout),
+        session_id=SESSION,
+        memory=MemoryConfig(store=str(db), long_term=False),
+        model_prices=PRICES,
+    )
+
+    run = run_turn(agent, way, QUESTION)
+    agent.close()
+
+    tool_round = 1 if tools else 0
+    models = [request.model for request in server.requests]
+    assert server.requests[0].messages[-3:] == [*before, {"role": "user", "content": QUESTION}]
+    result = agent.last_result
+    assert result is not None
+    if isinstance(expected, Raised):
+        assert isinstance(run.error, expected.error), repr(run.error)
+        assert run.answer is None
+        assert getattr(run.error, "retried", None) == expected.retried
+        assert models == [PRIMARY] * (expected.requests + tool_round)
+        assert result.termination_reason is TerminationReason.ERROR
+        assert result.error
+        assert agent.chat_history == before
+        status, stored_answer, retries = MessageStatus.ERROR, "", expected.retried
+    else:
+        fell_back = isinstance(expected, FellBack)
+        answer = FALLBACK_ANSWER if fell_back else ANSWER
+        assert run.error is None, repr(run.error)
+        assert isinstance(run.answer, str)
+        assert run.answer.endswith(answer) if way == "iter_stream" else run.answer == answer
+        primary_requests = expected.requests + tool_round - fell_back
+        assert models == [PRIMARY] * primary_requests + [FALLBACK] * fell_back
+        assert result.termination_reason is TerminationReason.COMPLETED
+        assert result.output == answer
+        assert result.retries == expected.retries
+        assert result.fallbacks == [f"openai/{FALLBACK}"] * fell_back
+        assert agent.chat_history == [*before, *turn_messages(tools, answer)]
+        status, stored_answer, retries = MessageStatus.NORMAL, answer, expected.retries
+    if way == "stream_events":
+        finished = run.events[-1]
+        assert isinstance(finished, RunFinished)
+        assert finished.termination_reason is result.termination_reason
+    first, last = stored_turns(db)
+    assert (first.query, first.answer, first.status) == (
+        FIRST_QUESTION,
+        FIRST_ANSWER,
+        MessageStatus.NORMAL,
+    )
+    assert (last.query, last.answer, last.status) == (QUESTION, stored_answer, status)
+    kinds = [step.event_type for step in last.steps]
+    assert kinds.count("retry") == retries
+    assert kinds.count("fallback") == int(isinstance(expected, FellBack))
+    assert kinds.count("tool_result") == tool_round
