@@ -54,7 +54,7 @@ class PromptMixin:
         if not tools:
             return ""
         if tool_mode is ToolMode.REACT:
-            from praisonlike.llm.react import react_instructions
+            from praisonlike.llm.react_prompt import react_instructions
 
             return react_instructions(tools)
         lines = [

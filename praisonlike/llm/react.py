@@ -2,10 +2,10 @@
 
 Pure functions (no I/O) the tool loop uses in two ways:
 
-* ReAct mode (the model has no native tool calls): :func:`react_instructions`
-  tells the model the protocol, :func:`parse_text_tool_calls` reads its calls
-  from the answer, :func:`observation_message` feeds results back, and
-  :class:`StreamCallDetector` keeps a call's text out of a streamed answer.
+* ReAct mode (the model has no native tool calls): :func:`parse_text_tool_calls`
+  reads its calls from the answer and :class:`StreamCallDetector` keeps a
+  call's text out of a streamed answer (the prompt side, telling the model the
+  protocol and feeding results back, is :mod:`praisonlike.llm.react_prompt`).
 * Native mode: :func:`is_whole_answer_a_call` recognises a model that wrote its
   call as the whole text content instead of a ``tool_calls`` entry.
 * Both modes: :func:`unoffered_calls` recognises a whole answer that is a call
@@ -22,7 +22,7 @@ on model output: text that is not a call gives ``[]``.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,78 +146,6 @@ def _whole_answer_calls(text: str, match: _Match) -> list[TextToolCall]:
         return _payload_calls(stripped, stripped, match) or []
     except RecursionError:
         return []
-
-
-def react_instructions(tools: Sequence[dict[str, Any]]) -> str:
-    """The system-prompt section teaching a model without native tool calls to call tools.
-
-    ``tools`` are OpenAI tool schemas (``{"type": "function", "function":
-    {...}}``) or their bare ``{"name", "description", "parameters"}`` form.
-    Each tool is listed as one JSON line with its name, description and
-    parameters, followed by the protocol: to call a tool, answer with ONLY
-    ``{"name": ..., "arguments": {...}}`` (optionally fenced); the result comes
-    in the next message; then call again or answer in plain text.
-    """
-    listing = [json.dumps(_tool_signature(tool), ensure_ascii=False) for tool in tools]
-    return "\n".join(
-        [
-            "# Tools",
-            "",
-            "You may call one of these functions to help with the user's request.",
-            "Function signatures are within <tools></tools> XML tags:",
-            "<tools>",
-            *listing,
-            "</tools>",
-            "",
-            "To call a function, reply with ONLY a JSON object with the function name and "
-            "arguments, and nothing else (a ```json fenced block is also accepted):",
-            '{"name": <function-name>, "arguments": <args-json-object>}',
-            "Only call the functions listed above. The function's result will be given to you "
-            "in the next message. Never write a function's result yourself.",
-            "After a result, either call a function again in the same way or, once you have "
-            "what you need (or if no function is needed), answer the user in plain text.",
-        ]
-    )
-
-
-def _tool_signature(tool: dict[str, Any]) -> dict[str, Any]:
-    spec = tool["function"] if isinstance(tool.get("function"), dict) else tool
-    signature: dict[str, Any] = {"name": str(spec.get("name", ""))}
-    description = str(spec.get("description") or "").strip()
-    if description:
-        signature["description"] = description
-    signature["parameters"] = spec.get("parameters") or {"type": "object", "properties": {}}
-    return signature
-
-
-def observation_message(
-    tool_name: str,
-    result_text: str,
-    *,
-    is_error: bool,
-    has_tool_role: bool = False,
-    tool_call_id: str | None = None,
-) -> dict[str, Any]:
-    """The message that feeds a tool's result back to a model in ReAct mode.
-
-    Without a tool role: ``{"role": "user", "content": "Observation from <tool>:\\n..."}``,
-    where the content ends with a short nudge (answer in plain text; after an
-    error, fix the call or answer), which small models need to stop calling.
-    With ``has_tool_role``: a ``"tool"`` message carrying ``name`` (and
-    ``tool_call_id`` when given) and the result alone.
-    """
-    if has_tool_role:
-        message: dict[str, Any] = {"role": "tool", "name": tool_name, "content": result_text}
-        if tool_call_id is not None:
-            message["tool_call_id"] = tool_call_id
-        return message
-    if is_error:
-        label = f"Observation from {tool_name} (error)"
-        nudge = "Fix the arguments and call the function again, or answer in plain text."
-    else:
-        label = f"Observation from {tool_name}"
-        nudge = "Now answer my original question in plain text, without JSON."
-    return {"role": "user", "content": f"{label}:\n{result_text}\n{nudge}"}
 
 
 class StreamCallDetector:

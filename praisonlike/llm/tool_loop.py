@@ -21,7 +21,8 @@ from praisonlike.events import ErrorEvent, RunFinished, ToolCallEvent, ToolResul
 from praisonlike.hooks import HookEvent
 from praisonlike.llm.model_round import HookAnswered, ModelRounds, Stop, deadline_error
 from praisonlike.llm.protocol import ModelReply, RunTools, ToolCall, ToolOutcome
-from praisonlike.llm.react import is_whole_answer_a_call, observation_message, parse_text_tool_calls
+from praisonlike.llm.react import is_whole_answer_a_call, parse_text_tool_calls, unoffered_calls
+from praisonlike.llm.react_prompt import observation_message
 from praisonlike.llm.turn_spec import Accept, Revise, TurnOutcome, TurnSpec, run_check
 from praisonlike.result import RunResult, TerminationReason, ToolCallRecord, ToolMode
 
@@ -103,11 +104,17 @@ class ToolLoop(ModelRounds):
 
     def _tool_calls_of(self, reply: ModelReply) -> list[ToolCall]:
         if self.spec.tool_mode is ToolMode.REACT:
-            found = parse_text_tool_calls(reply.content, self._offered)
+            found = parse_text_tool_calls(reply.content, self._offered) or unoffered_calls(
+                reply.content, self._offered
+            )
         elif reply.tool_calls:
             return list(reply.tool_calls)
+        elif self._offered:
+            found = is_whole_answer_a_call(reply.content, self._offered) or unoffered_calls(
+                reply.content, self._offered
+            )
         else:
-            found = is_whole_answer_a_call(reply.content, self._offered) if self._offered else []
+            found = []
         return [
             ToolCall(
                 id=f"call_{self.spec.run_id[:8]}_{self._iteration}_{n}",

@@ -272,13 +272,8 @@ def test_the_stream_detector_never_shows_an_unoffered_call(size: int) -> None:
     assert shown + detector.finish()[0] == prose
 
 
-NEEDS_LOOP_HOOK = pytest.mark.xfail(
-    reason="needs unoffered_calls() in ToolLoop._tool_calls_of (see the react.py report)",
-    strict=True,
-)
 
 
-@NEEDS_LOOP_HOOK
 def test_a_whole_answer_calling_an_unoffered_tool_gets_an_error_observation(
     server: LocalLLMServer, react_llm: LLMConfig
 ) -> None:
@@ -296,7 +291,6 @@ def test_a_whole_answer_calling_an_unoffered_tool_gets_an_error_observation(
     ]
 
 
-@NEEDS_LOOP_HOOK
 def test_an_unoffered_call_in_native_mode_gets_an_error_tool_message(
     server: LocalLLMServer, llm: dict[str, Any]
 ) -> None:

@@ -15,10 +15,9 @@ from praisonlike.llm.react import (
     StreamCallDetector,
     TextToolCall,
     is_whole_answer_a_call,
-    observation_message,
     parse_text_tool_calls,
-    react_instructions,
 )
+from praisonlike.llm.react_prompt import observation_message, react_instructions
 
 OFFERED = {"get_weather", "add"}
 CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'

@@ -22,10 +22,9 @@ from praisonlike.llm.local import (
 )
 from praisonlike.llm.react import (
     StreamCallDetector,
-    observation_message,
     parse_text_tool_calls,
-    react_instructions,
 )
+from praisonlike.llm.react_prompt import observation_message, react_instructions
 
 pytestmark = [
     pytest.mark.local_model,

@@ -122,8 +122,10 @@ class RawHTTPServer:
         tb: TracebackType | None,
     ) -> None:
         self._stopped = True
-        self._socket.close()
+        with socket.create_connection(self._socket.getsockname(), timeout=5):
+            pass
         self._thread.join(5)
+        self._socket.close()
 
 
 def completion_bytes(message: dict[str, Any], *, usage: Any = None, finish: str = "stop") -> bytes:
