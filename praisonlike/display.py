@@ -38,7 +38,7 @@ from praisonlike.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from praisonlike.llm.errors import redact_secrets
+from praisonlike.llm.redaction import redact_secrets
 from praisonlike.result import RunResult, TerminationReason
 
 MAX_RESULT_LINES = 4

@@ -16,11 +16,10 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TextIO
 
-from praisonlike.llm.errors import redact_secrets
+from praisonlike.llm.redaction import REDACTED, redact_secrets
 
 LOGGER_NAME = "praisonlike"
 LITELLM_LOGGERS: tuple[str, ...] = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx")
-_REDACTED = "[REDACTED]"
 
 logger = logging.getLogger(LOGGER_NAME)
 if not any(isinstance(handler, logging.NullHandler) for handler in logger.handlers):
@@ -40,7 +39,7 @@ class Redactor:
 
     def __call__(self, text: str) -> str:
         for secret in self._secrets:
-            text = text.replace(secret, _REDACTED)
+            text = text.replace(secret, REDACTED)
         return redact_secrets(text)
 
 

@@ -17,44 +17,39 @@ help, and whether a fallback model is worth trying. The stages, first match wins
 6. the explicit cause (``raise ... from``), then ``unknown``.
 
 A ``bad_request`` or ``service_unavailable`` verdict from stages 2-3 is refined by
-the message (a 400 that says "maximum context length" is a context error).
+the message (a 400 that says "maximum context length" is a context error). The
+tables each stage consults are in :mod:`praisonlike.llm.error_rules`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import json
 import math
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from enum import Enum
-from typing import Any, NamedTuple
+from typing import Any
 
 from praisonlike import errors
 from praisonlike.llm import backend
+from praisonlike.llm.error_rules import (
+    BUILTIN_TYPES,
+    EXHAUSTED_QUOTA,
+    LITELLM_CLASSES,
+    LITELLM_SYNTHETIC_STATUS,
+    LITELLM_WRAPPERS,
+    MESSAGE_PATTERNS,
+    REFINEMENTS,
+    RULES,
+    STATUS_KINDS,
+    TRANSPORT_KINDS,
+    TYPE_NAMES,
+    ErrorKind,
+)
+from praisonlike.llm.redaction import redact_secrets
 
 _MAX_MESSAGE_CHARS = 2000
 _MAX_CAUSE_DEPTH = 5
-
-
-class ErrorKind(str, Enum):
-    """What went wrong; each value equals the ``kind`` of a praisonlike LLM error."""
-
-    AUTHENTICATION = "authentication"
-    PERMISSION_DENIED = "permission_denied"
-    RATE_LIMIT = "rate_limit"
-    CONTEXT_WINDOW_EXCEEDED = "context_window_exceeded"
-    MODEL_NOT_FOUND = "model_not_found"
-    BAD_REQUEST = "bad_request"
-    CONTENT_POLICY = "content_policy"
-    TIMEOUT = "timeout"
-    SERVICE_UNAVAILABLE = "service_unavailable"
-    CONNECTION = "connection"
-    MALFORMED_RESPONSE = "malformed_response"
-    UNKNOWN = "unknown"
 
 
 @dataclass(frozen=True)
@@ -84,274 +79,6 @@ class ErrorClass:
     message: str
 
 
-class _Rule(NamedTuple):
-    retryable: bool
-    compress: bool
-    fallback: bool
-    error_type: type[errors.LLMError]
-    summary: str
-
-
-# (retryable, compress context, fall back, praisonlike error type, summary)
-_RULES: dict[ErrorKind, _Rule] = {
-    ErrorKind.AUTHENTICATION: _Rule(
-        False, False, True, errors.AuthenticationError, "Credentials rejected"
-    ),
-    ErrorKind.PERMISSION_DENIED: _Rule(
-        False, False, True, errors.PermissionDeniedError, "Not allowed to use this model"
-    ),
-    ErrorKind.RATE_LIMIT: _Rule(True, False, True, errors.RateLimitError, "Rate limited"),
-    ErrorKind.CONTEXT_WINDOW_EXCEEDED: _Rule(
-        False, True, False, errors.ContextWindowExceededError, "Context window exceeded"
-    ),
-    ErrorKind.MODEL_NOT_FOUND: _Rule(
-        False, False, True, errors.ModelNotFoundError, "Model not found"
-    ),
-    ErrorKind.BAD_REQUEST: _Rule(False, False, False, errors.BadRequestError, "Bad request"),
-    ErrorKind.CONTENT_POLICY: _Rule(
-        False, False, False, errors.ContentPolicyError, "Refused by the content policy"
-    ),
-    ErrorKind.TIMEOUT: _Rule(True, False, True, errors.LLMTimeoutError, "Timed out"),
-    ErrorKind.SERVICE_UNAVAILABLE: _Rule(
-        True, False, True, errors.ServiceUnavailableError, "Provider unavailable"
-    ),
-    ErrorKind.CONNECTION: _Rule(True, False, True, errors.APIConnectionError, "Connection failed"),
-    ErrorKind.MALFORMED_RESPONSE: _Rule(
-        True, False, True, errors.MalformedResponseError, "Malformed response"
-    ),
-    ErrorKind.UNKNOWN: _Rule(False, False, False, errors.LLMError, "Model call failed"),
-}
-
-# Checked in this order; ContextWindowExceededError, ContentPolicyViolationError and
-# PaymentRequiredError subclass BadRequestError, so they come before it.
-_LITELLM_CLASSES: tuple[tuple[str, ErrorKind], ...] = (
-    ("ContextWindowExceededError", ErrorKind.CONTEXT_WINDOW_EXCEEDED),
-    ("ContentPolicyViolationError", ErrorKind.CONTENT_POLICY),
-    ("PaymentRequiredError", ErrorKind.PERMISSION_DENIED),
-    ("AuthenticationError", ErrorKind.AUTHENTICATION),
-    ("PermissionDeniedError", ErrorKind.PERMISSION_DENIED),
-    ("NotFoundError", ErrorKind.MODEL_NOT_FOUND),
-    ("RateLimitError", ErrorKind.RATE_LIMIT),
-    ("Timeout", ErrorKind.TIMEOUT),
-    ("APIConnectionError", ErrorKind.CONNECTION),
-    ("ServiceUnavailableError", ErrorKind.SERVICE_UNAVAILABLE),
-    ("InternalServerError", ErrorKind.SERVICE_UNAVAILABLE),
-    ("BadGatewayError", ErrorKind.SERVICE_UNAVAILABLE),
-    ("APIResponseValidationError", ErrorKind.MALFORMED_RESPONSE),
-    ("BadRequestError", ErrorKind.BAD_REQUEST),
-    ("UnprocessableEntityError", ErrorKind.BAD_REQUEST),
-)
-# LiteLLM gives these a made-up status (500) without any HTTP response behind it.
-_LITELLM_SYNTHETIC_STATUS = ("APIConnectionError", "APIResponseValidationError")
-
-_STATUS_KINDS: dict[int, ErrorKind] = {
-    401: ErrorKind.AUTHENTICATION,
-    402: ErrorKind.PERMISSION_DENIED,
-    403: ErrorKind.PERMISSION_DENIED,
-    404: ErrorKind.MODEL_NOT_FOUND,
-    408: ErrorKind.TIMEOUT,
-    413: ErrorKind.CONTEXT_WINDOW_EXCEEDED,
-    429: ErrorKind.RATE_LIMIT,
-}
-
-_BUILTIN_TYPES: tuple[tuple[tuple[type[BaseException], ...], ErrorKind], ...] = (
-    ((TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError), ErrorKind.TIMEOUT),
-    ((ConnectionError,), ErrorKind.CONNECTION),
-    ((json.JSONDecodeError,), ErrorKind.MALFORMED_RESPONSE),
-)
-
-# Class names of httpx, openai, aiohttp, requests and socket errors; the most
-# derived class in the MRO decides (openai.APITimeoutError subclasses its
-# APIConnectionError, httpx.ConnectTimeout is a TransportError).
-_TYPE_NAMES: dict[str, ErrorKind] = {
-    **dict.fromkeys(
-        (
-            "TimeoutException",
-            "ConnectTimeout",
-            "ReadTimeout",
-            "WriteTimeout",
-            "PoolTimeout",
-            "APITimeoutError",
-            "ServerTimeoutError",
-            "ConnectionTimeoutError",
-            "SocketTimeoutError",
-        ),
-        ErrorKind.TIMEOUT,
-    ),
-    **dict.fromkeys(
-        (
-            "ConnectError",
-            "ReadError",
-            "WriteError",
-            "CloseError",
-            "NetworkError",
-            "ProtocolError",
-            "RemoteProtocolError",
-            "LocalProtocolError",
-            "ProxyError",
-            "TransportError",
-            "APIConnectionError",
-            "ClientConnectionError",
-            "ClientConnectorError",
-            "ServerDisconnectedError",
-            "ClientOSError",
-            "ConnectionError",
-            "gaierror",
-        ),
-        ErrorKind.CONNECTION,
-    ),
-    **dict.fromkeys(
-        ("DecodingError", "APIResponseValidationError", "ContentTypeError"),
-        ErrorKind.MALFORMED_RESPONSE,
-    ),
-}
-
-
-def _pattern(*alternatives: str) -> re.Pattern[str]:
-    return re.compile("|".join(alternatives), re.IGNORECASE)
-
-
-_MESSAGE_PATTERNS: tuple[tuple[ErrorKind, re.Pattern[str]], ...] = (
-    (
-        ErrorKind.RATE_LIMIT,
-        _pattern(
-            r"rate[ _-]?limit",
-            r"too many requests",
-            r"resource[ _]exhausted",
-            r"\bquota\b",
-            r"throttl",
-        ),
-    ),
-    (
-        ErrorKind.CONTEXT_WINDOW_EXCEEDED,
-        _pattern(
-            r"context[ _]length",
-            r"maximum context",
-            r"context[ _]window",
-            r"context size",
-            r"too many tokens",
-            r"prompt is too long",
-            r"input is too long",
-            r"reduce the length of the messages",
-            r"exceeds? the (?:maximum|max) (?:number of )?tokens",
-        ),
-    ),
-    (
-        ErrorKind.CONTENT_POLICY,
-        _pattern(
-            r"content[ _]policy",
-            r"content[ _]filter",
-            r"safety system",
-            r"content management policy",
-            r"responsibleaipolicyviolation",
-        ),
-    ),
-    (
-        ErrorKind.AUTHENTICATION,
-        _pattern(
-            r"(?:invalid|incorrect|missing|no) (?:x-)?api[ _-]?key",
-            r"api key not valid",
-            r"authentication",
-            r"unauthori[sz]ed",
-        ),
-    ),
-    (
-        ErrorKind.MODEL_NOT_FOUND,
-        _pattern(
-            r"model_not_found",
-            r"no such model",
-            r"unknown model",
-            r"\bmodel\b[^\n.]{0,80}\b(?:not found|does not exist)",
-        ),
-    ),
-    (
-        ErrorKind.PERMISSION_DENIED,
-        _pattern(
-            r"permission denied",
-            r"\bforbidden\b",
-            r"access denied",
-            r"insufficient (?:credits|balance)",
-        ),
-    ),
-    (
-        ErrorKind.SERVICE_UNAVAILABLE,
-        _pattern(
-            r"overloaded",
-            r"service unavailable",
-            r"temporarily unavailable",
-            r"bad gateway",
-            r"internal server error",
-            r"\bserver error\b",
-        ),
-    ),
-    (ErrorKind.TIMEOUT, _pattern(r"timed out", r"\btimeout\b", r"deadline exceeded")),
-    (
-        ErrorKind.CONNECTION,
-        _pattern(
-            r"connection (?:reset|refused|error|aborted|closed)",
-            r"remote end closed",
-            r"server disconnected",
-            r"name or service not known",
-            r"name resolution",
-            r"network is unreachable",
-            r"broken pipe",
-        ),
-    ),
-    (
-        ErrorKind.MALFORMED_RESPONSE,
-        _pattern(
-            r"invalid json",
-            r"json ?decode",
-            r"expecting value",
-            r"malformed",
-            r"unterminated string",
-        ),
-    ),
-)
-
-# Which message verdicts may override a coarse verdict from the class or status.
-_REFINEMENTS: dict[ErrorKind, frozenset[ErrorKind]] = {
-    ErrorKind.BAD_REQUEST: frozenset(
-        {ErrorKind.CONTEXT_WINDOW_EXCEEDED, ErrorKind.CONTENT_POLICY, ErrorKind.MODEL_NOT_FOUND}
-    ),
-    ErrorKind.SERVICE_UNAVAILABLE: frozenset({ErrorKind.CONTEXT_WINDOW_EXCEEDED}),
-}
-
-# A 429 that says the account is out of quota will not clear by waiting.
-_EXHAUSTED_QUOTA = _pattern(r"insufficient_quota")
-
-_REDACTED = "[REDACTED]"
-_ASSIGNED_SECRET = re.compile(
-    r"""(?P<name>\b(?:x[-_])?api[-_]?key|\baccess[-_]?token|\bauth[-_]?token"""
-    r"""|\bclient[-_]?secret|\bsecret[-_]?key|\bpassword)"""
-    r"""(?P<sep>["']?\s*[=:]\s*["']?)(?!\[REDACTED\])(?P<value>[^\s"'&,;)}\]]+)""",
-    re.IGNORECASE,
-)
-_BEARER = re.compile(r"\b(?P<scheme>Bearer)\s+(?!\[REDACTED\])[A-Za-z0-9._~+/=-]+", re.IGNORECASE)
-_TOKENS = re.compile(
-    r"\bsk-[A-Za-z0-9_*-]{8,}"
-    r"|\bAIza[0-9A-Za-z_-]{20,}"
-    r"|\bgsk_[A-Za-z0-9]{16,}"
-    r"|\bxai-[A-Za-z0-9]{16,}"
-    r"|\bhf_[A-Za-z0-9]{16,}"
-    r"|\bAKIA[0-9A-Z]{16}\b"
-)
-
-
-def redact_secrets(text: str) -> str:
-    """Replace API-key-like tokens in ``text`` with ``[REDACTED]``.
-
-    Covers OpenAI/Anthropic ``sk-...`` keys (also masked ones like ``sk-proj-****abcd``),
-    Google ``AIza...``, Groq ``gsk_...``, xAI, Hugging Face and AWS access key ids,
-    ``Bearer <token>`` and ``api_key=...``-style assignments (also ``"api_key": "..."``,
-    ``x-api-key:``, ``access_token=``, ``client_secret=``, ``password=``). The rest of
-    the text is unchanged; applying it twice gives the same result as once.
-    """
-    text = _ASSIGNED_SECRET.sub(lambda m: f"{m['name']}{m['sep']}{_REDACTED}", text)
-    text = _BEARER.sub(lambda m: f"{m['scheme']} {_REDACTED}", text)
-    return _TOKENS.sub(_REDACTED, text)
-
-
 def classify_llm_error(exc: BaseException) -> ErrorClass:
     """Classify ``exc`` (see the module docstring for the stages); never raises."""
     verdict = _classify(exc, depth=0)
@@ -367,7 +94,7 @@ def to_llm_error(exc: BaseException, *, model: str | None, retried: int = 0) -> 
     exception's own ``model`` attribute. Raise it with ``raise ... from exc``.
     """
     verdict = classify_llm_error(exc)
-    rule = _RULES[verdict.kind]
+    rule = RULES[verdict.kind]
     if model is None:
         exc_model = _safe_attr(exc, "model")
         model = exc_model if isinstance(exc_model, str) and exc_model else None
@@ -380,31 +107,20 @@ def to_llm_error(exc: BaseException, *, model: str | None, retried: int = 0) -> 
     )
 
 
-# LiteLLM wraps a dropped connection or an undecodable body in these, with a made-up 500.
-_LITELLM_WRAPPERS = ("InternalServerError", "MidStreamFallbackError")
-_TRANSPORT_KINDS: dict[str, ErrorKind] = {
-    "APIConnectionError": ErrorKind.CONNECTION,
-    "RemoteProtocolError": ErrorKind.CONNECTION,
-    "ReadError": ErrorKind.CONNECTION,
-    "ConnectError": ErrorKind.CONNECTION,
-    "JSONDecodeError": ErrorKind.MALFORMED_RESPONSE,
-}
-
-
 def _wrapped_transport_kind(exc: BaseException) -> ErrorKind | None:
     """For LiteLLM's synthetic-500 wrappers: the transport failure inside, if any.
 
     An undecodable body anywhere in the chain wins over the connection error
     LiteLLM wraps it in.
     """
-    if type(exc).__name__ not in _LITELLM_WRAPPERS:
+    if type(exc).__name__ not in LITELLM_WRAPPERS:
         return None
     found: list[ErrorKind] = []
     inner: BaseException | None = exc
     for _ in range(_MAX_CAUSE_DEPTH + 4):
         if inner is None:
             break
-        kind = _TRANSPORT_KINDS.get(type(inner).__name__)
+        kind = TRANSPORT_KINDS.get(type(inner).__name__)
         if kind is not None and inner is not exc:
             found.append(kind)
         nested = _safe_attr(inner, "original_exception")
@@ -460,10 +176,10 @@ def _verdict(
     exc: BaseException, kind: ErrorKind, status: int | None, text: str | None = None
 ) -> ErrorClass:
     raw = _raw_message(exc) if text is None else text
-    rule = _RULES[kind]
+    rule = RULES[kind]
     retryable = rule.retryable
     retry_after = _retry_after(exc)
-    if kind is ErrorKind.RATE_LIMIT and retry_after is None and _EXHAUSTED_QUOTA.search(raw):
+    if kind is ErrorKind.RATE_LIMIT and retry_after is None and EXHAUSTED_QUOTA.search(raw):
         retryable = False
     return ErrorClass(
         kind=kind,
@@ -480,43 +196,43 @@ def _litellm_kind(exc: BaseException) -> tuple[ErrorKind, bool] | None:
     if not backend.is_loaded():
         return None
     litellm = backend.load_litellm()
-    for name, kind in _LITELLM_CLASSES:
+    for name, kind in LITELLM_CLASSES:
         cls = getattr(litellm, name, None)
         if isinstance(cls, type) and isinstance(exc, cls):
-            return kind, name in _LITELLM_SYNTHETIC_STATUS
+            return kind, name in LITELLM_SYNTHETIC_STATUS
     return None
 
 
 def _kind_for_status(status: int | None) -> ErrorKind | None:
     if status is None or not 400 <= status <= 599:
         return None
-    if status in _STATUS_KINDS:
-        return _STATUS_KINDS[status]
+    if status in STATUS_KINDS:
+        return STATUS_KINDS[status]
     return ErrorKind.BAD_REQUEST if status < 500 else ErrorKind.SERVICE_UNAVAILABLE
 
 
 def _kind_for_type(exc: BaseException) -> ErrorKind | None:
-    for types, kind in _BUILTIN_TYPES:
+    for types, kind in BUILTIN_TYPES:
         if isinstance(exc, types):
             return kind
     for cls in type(exc).__mro__:
-        if cls.__name__ in _TYPE_NAMES:
-            return _TYPE_NAMES[cls.__name__]
+        if cls.__name__ in TYPE_NAMES:
+            return TYPE_NAMES[cls.__name__]
     return None
 
 
 def _kind_for_message(text: str) -> ErrorKind | None:
-    for kind, pattern in _MESSAGE_PATTERNS:
+    for kind, pattern in MESSAGE_PATTERNS:
         if pattern.search(text):
             return kind
     return None
 
 
 def _refine(kind: ErrorKind, text: str) -> ErrorKind:
-    allowed = _REFINEMENTS.get(kind)
+    allowed = REFINEMENTS.get(kind)
     if not allowed:
         return kind
-    for candidate, pattern in _MESSAGE_PATTERNS:
+    for candidate, pattern in MESSAGE_PATTERNS:
         if candidate in allowed and pattern.search(text):
             return candidate
     return kind
@@ -621,4 +337,4 @@ def _seconds_until(http_date: str) -> float | None:
     return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
-__all__ = ["ErrorClass", "ErrorKind", "classify_llm_error", "redact_secrets", "to_llm_error"]
+__all__ = ["ErrorClass", "ErrorKind", "classify_llm_error", "to_llm_error"]

@@ -20,9 +20,9 @@ from praisonlike.llm.errors import (
     ErrorClass,
     ErrorKind,
     classify_llm_error,
-    redact_secrets,
     to_llm_error,
 )
+from praisonlike.llm.redaction import redact_secrets
 
 K = ErrorKind
 REQUEST = httpx.Request("POST", "https://api.example.invalid/v1/chat/completions")

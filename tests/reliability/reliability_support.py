@@ -20,6 +20,8 @@ import pytest
 from praisonlike import Agent
 from praisonlike.events import RunFinished
 from praisonlike.memory import MessageStatus, SQLiteStore, TurnRecord
+from praisonlike.testing import Delay, DropConnection, Fault, MalformedBody, Text
+from praisonlike.testing.script import Response
 
 SLOW = os.environ.get("PRAISONLIKE_SLOW_TESTS") == "1"
 WAYS = ("chat", "achat", "iter_stream", "stream_events")
@@ -30,6 +32,28 @@ SESSION = "reliability-session"
 FIRST_QUESTION = "first question"
 FIRST_ANSWER = "first answer"
 PRICES = {"test-model": {"input": 1.0, "output": 2.0}, "other-model": {"input": 3.0, "output": 5.0}}
+
+FAULTS: dict[str, Response] = {
+    "rate_limit": Fault.rate_limit(),
+    "rate_limit_retry_after": Fault.rate_limit(retry_after=0.05),
+    "server_error": Fault.server_error(),
+    "unavailable": Fault.unavailable(),
+    "authentication": Fault.authentication(),
+    "model_not_found": Fault.model_not_found(),
+    "context_length_exceeded": Fault.context_length_exceeded(),
+    "bad_request": Fault.bad_request("unsupported parameter: frobnicate"),
+    "delay_past_timeout": Delay(30, Text("too late")),
+    "drop_connection": DropConnection(),
+    "malformed_body": MalformedBody(),
+}
+"""Every fault LocalLLMServer can inject, by name."""
+SLOW_CALL_TIMEOUT = 0.5
+"""The client timeout that ``delay_past_timeout`` (a 30 s delay) runs into."""
+
+
+def call_timeout(fault_id: str) -> float | None:
+    """The ``ExecutionConfig.timeout`` a fault needs (only the delay needs one)."""
+    return SLOW_CALL_TIMEOUT if isinstance(FAULTS.get(fault_id), Delay) else None
 
 
 def sized(ci: int, slow: int) -> int:

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from reliability_support import (
+    FAULTS,
     FIRST_ANSWER,
     FIRST_QUESTION,
     PRICES,
@@ -30,6 +31,7 @@ from reliability_support import (
     SLOW,
     WAYS,
     add,
+    call_timeout,
     run_turn,
     seed_session,
     stored_turns,
@@ -53,21 +55,19 @@ from praisonlike.memory import MessageStatus
 from praisonlike.testing import (
     Call,
     Delay,
-    DropConnection,
     Fault,
     LocalLLMServer,
-    MalformedBody,
     RecordedRequest,
     Text,
     ToolCalls,
 )
+from praisonlike.testing.playback import PLAYABLE
 from praisonlike.testing.script import Response
 
 PRIMARY, FALLBACK = "test-model", "other-model"
 QUESTION = "second question"
 ANSWER = "the primary answered"
 FALLBACK_ANSWER = "the fallback answered"
-SLOW_CALL_TIMEOUT = 0.5
 ErrorTypes = type[PraisonlikeError] | tuple[type[PraisonlikeError], ...]
 
 
@@ -106,17 +106,15 @@ class Row:
     once_with_fallback: Outcome
     always: Outcome
     always_with_fallback: Outcome
-    timeout: float | None = None
 
 
-def retryable(fault: Response, error: ErrorTypes, timeout: float | None = None) -> Row:
+def retryable(fault: Response, error: ErrorTypes) -> Row:
     return Row(
         fault,
         once=Recovered(2, retries=1),
         once_with_fallback=Recovered(2, retries=1),
         always=Raised(error, 2, retried=1),
         always_with_fallback=FellBack(3, retries=1),
-        timeout=timeout,
     )
 
 
@@ -136,32 +134,40 @@ def falls_back_at_once(fault: Response, error: ErrorTypes) -> Row:
 DROPPED = (ServiceUnavailableError, APIConnectionError)
 MALFORMED = (ServiceUnavailableError, MalformedResponseError)
 MATRIX: dict[str, Row] = {
-    "rate_limit": retryable(Fault.rate_limit(), RateLimitError),
-    "rate_limit_retry_after": retryable(Fault.rate_limit(retry_after=0.05), RateLimitError),
-    "server_error": retryable(Fault.server_error(), ServiceUnavailableError),
-    "unavailable": retryable(Fault.unavailable(), ServiceUnavailableError),
-    "authentication": falls_back_at_once(Fault.authentication(), AuthenticationError),
-    "model_not_found": falls_back_at_once(Fault.model_not_found(), ModelNotFoundError),
+    "rate_limit": retryable(FAULTS["rate_limit"], RateLimitError),
+    "rate_limit_retry_after": retryable(FAULTS["rate_limit_retry_after"], RateLimitError),
+    "server_error": retryable(FAULTS["server_error"], ServiceUnavailableError),
+    "unavailable": retryable(FAULTS["unavailable"], ServiceUnavailableError),
+    "authentication": falls_back_at_once(FAULTS["authentication"], AuthenticationError),
+    "model_not_found": falls_back_at_once(FAULTS["model_not_found"], ModelNotFoundError),
     "context_length_exceeded": Row(
-        Fault.context_length_exceeded(),
+        FAULTS["context_length_exceeded"],
         once=Recovered(2),
         once_with_fallback=Recovered(2),
         always=Raised(ContextWindowExceededError, 3),
         always_with_fallback=Raised(ContextWindowExceededError, 3),
     ),
     "bad_request": Row(
-        Fault.bad_request("unsupported parameter: frobnicate"),
+        FAULTS["bad_request"],
         once=Raised(BadRequestError, 1),
         once_with_fallback=Raised(BadRequestError, 1),
         always=Raised(BadRequestError, 1),
         always_with_fallback=Raised(BadRequestError, 1),
     ),
-    "delay_past_timeout": retryable(
-        Delay(30, Text("too late")), LLMTimeoutError, timeout=SLOW_CALL_TIMEOUT
-    ),
-    "drop_connection": retryable(DropConnection(), DROPPED),
-    "malformed_body": retryable(MalformedBody(), MALFORMED),
+    "delay_past_timeout": retryable(FAULTS["delay_past_timeout"], LLMTimeoutError),
+    "drop_connection": retryable(FAULTS["drop_connection"], DROPPED),
+    "malformed_body": retryable(FAULTS["malformed_body"], MALFORMED),
 }
+
+
+def test_the_matrix_covers_every_fault_the_server_can_inject() -> None:
+    factories = {name for name, value in vars(Fault).items() if isinstance(value, classmethod)}
+    assert factories <= {fault_id.removesuffix("_retry_after") for fault_id in FAULTS}
+    injectable = {*PLAYABLE, Delay} - {Text, ToolCalls}
+    assert injectable <= {type(fault) for fault in FAULTS.values()}
+    assert MATRIX.keys() == FAULTS.keys()
+
+
 SITUATIONS: dict[str, tuple[bool, bool]] = {
     "once": (False, False),
     "once_with_fallback": (False, True),
@@ -249,7 +255,7 @@ def test_fault_cell(
         llm=server.llm_config(PRIMARY),
         tools=[add] if tools else None,
         fallback_models=[f"openai/{FALLBACK}"] if fallback else None,
-        execution=ExecutionConfig(max_retries=1, retry_base=0.01, timeout=row.timeout),
+        execution=ExecutionConfig(max_retries=1, retry_base=0.01, timeout=call_timeout(fault_id)),
         session_id=SESSION,
         memory=MemoryConfig(store=str(db), long_term=False),
         model_prices=PRICES,
