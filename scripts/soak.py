@@ -39,7 +39,13 @@ from typing import Any
 
 os.environ.setdefault("PRAISONLIKE_ALLOW_MODEL_REQUESTS", "0")
 
-from praisonlike import Agent, ExecutionConfig, MemoryConfig, UsageTracker  # noqa: E402
+from praisonlike import (  # noqa: E402
+    Agent,
+    ContextConfig,
+    ExecutionConfig,
+    MemoryConfig,
+    UsageTracker,
+)
 from praisonlike.errors import PraisonlikeError  # noqa: E402
 from praisonlike.events import RunFinished  # noqa: E402
 from praisonlike.testing import (  # noqa: E402
@@ -207,11 +213,22 @@ def run_one(agent: Agent, way: str, prompt: str, loop: asyncio.AbstractEventLoop
     return finished.result.output if isinstance(finished, RunFinished) and finished.result else None
 
 
+def close_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what is still pending on ``loop`` (LiteLLM's logging worker), then close it."""
+    pending = asyncio.all_tasks(loop)
+    for task in pending:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.close()
+
+
 def make_agent(server: LocalLLMServer, store: Path, tracker: UsageTracker, number: int) -> Agent:
     return Agent(
         instructions="You answer briefly.",
         llm=server.llm_config(),
         tools=[lookup],
+        context=ContextConfig(max_context_tokens=8192),
         execution=ExecutionConfig(max_retries=2, retry_base=0.001, retry_max=0.01),
         session_id=f"soak-{number}",
         memory=MemoryConfig(store=str(store), long_term=False, history_rounds=4),
@@ -298,7 +315,7 @@ def run_soak(
         report.samples.append(sample(turns))
         report.seconds = time.monotonic() - started
         tracemalloc.stop()
-        loop.close()
+        close_loop(loop)
         report.requests = server.request_count
         total = tracker.total
         report.agent_tokens = (total.prompt_tokens, total.completion_tokens)

@@ -58,6 +58,15 @@ class RunAccounting:
         self._tracker.add(model, priced)
         return priced
 
+    @property
+    def has_limits(self) -> bool:
+        """Whether a budget is set (the gate, which counts the request's tokens, is skipped
+        otherwise)."""
+        return (
+            self._execution.max_budget is not None
+            or self._execution.max_tokens_per_run is not None
+        )
+
     def gate_before(
         self, model: str, prompt_tokens: int, max_output: int | None
     ) -> BudgetVerdict | None:

@@ -125,9 +125,11 @@ class ModelRounds:
                 send = yield from self._context_view(native, emergency, iteration)
             else:
                 send = request
-            verdict = spec.accounting.gate_before(
-                llm.model, spec.context.count(send, native), llm.max_tokens
-            )
+            verdict = None
+            if spec.accounting.has_limits:
+                verdict = spec.accounting.gate_before(
+                    llm.model, spec.context.count(send, native), llm.max_tokens
+                )
             if verdict is not None:
                 yield from self._budget(verdict)
             before = yield from self._hook(HookEvent.BEFORE_LLM, messages=send, prompt=spec.prompt)

@@ -357,17 +357,16 @@ def test_only_offered_tools_run_react(server: LocalLLMServer) -> None:
     log = CallLog()
     llm = {**server.llm_config(), "features": {"native_tool_calls": False}}
     agent = Agent(instructions="Use tools.", llm=llm, tools=recording_tools(log))
+    server.default = Text(DONE)
 
-    def fenced(name: str) -> str:
-        return "```json\n" + json.dumps({"name": name, "arguments": {"text": "hi"}}) + "\n```"
+    for name in ("ECHO", "../echo", "add", " echo", "echo"):
+        call = json.dumps({"name": name, "arguments": {"text": name}})
+        server.reset()
+        server.add(Text(f"```json\n{call}\n```"))
 
-    server.extend([Text(fenced(name)) for name in ("ECHO", "../echo", "add")])
-    server.extend([Text(fenced("echo")), Text(DONE)])
+        assert isinstance(agent.chat(f"call {name}", tools=echo_only(log)), str)
 
-    answers = [agent.chat(f"turn {n}", tools=echo_only(log)) for n in range(4)]
-
-    assert log.calls == [("echo", {"text": "hi"})]
-    assert answers[-1] == DONE
+    assert log.calls == [("echo", {"text": "echo"})]
 
 
 def test_skill_allowed_tools_limit_what_runs(server: LocalLLMServer, tmp_path: Path) -> None:
