@@ -298,7 +298,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--history-turns", type=int, default=200)
     parser.add_argument("--window", type=int, default=20)
-    parser.add_argument("--profile", action="store_true", help="also cProfile agent.chat turns")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also cProfile agent.chat turns (the caller's thread only: under chat each model "
+        "call runs on a thread of its own)",
+    )
     args = parser.parse_args()
     print(f"overhead: {machine()}")
     with ServerProcess() as server:

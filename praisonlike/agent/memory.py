@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,6 +86,7 @@ class MemoryMixin:
     session_id: str | None
     memory_config: MemoryConfig | None
     usage_tracker: UsageTracker
+    model_prices: Mapping[str, Mapping[str, float]] | None
     _history: list[dict[str, Any]]
     _store: SessionStore | None
     _session_loaded: bool
@@ -223,7 +225,7 @@ class MemoryMixin:
             reply = complete(
                 CallModel(llm=llm, messages=messages, tools=None, stream=False, iteration=0)
             )
-            priced = usage_with_cost(reply.model, reply.usage)
+            priced = usage_with_cost(reply.model, reply.usage, self.model_prices)
             self.usage_tracker.add(reply.model, priced)
             text = reply.content.strip()
             if not text:

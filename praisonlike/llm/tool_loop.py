@@ -245,6 +245,6 @@ class ToolLoop(ModelRounds):
 def _decoded(arguments: str) -> dict[str, Any] | str:
     try:
         value = json.loads(arguments) if arguments else {}
-    except ValueError:
+    except (ValueError, RecursionError):
         return arguments
     return value if isinstance(value, dict) else arguments

@@ -51,6 +51,12 @@ def parse_arguments(tool_name: str, raw: str | Mapping[str, Any] | None) -> dict
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise _json_error(tool_name, raw, exc) from None
+    except RecursionError:
+        raise ToolArgumentError(
+            f"Arguments for tool '{tool_name}' are nested too deeply to read.",
+            tool_name=tool_name,
+            errors=[{"loc": (), "type": "json_depth", "msg": "nested too deeply"}],
+        ) from None
     if value is None:
         return {}
     if not isinstance(value, dict):

@@ -12,14 +12,13 @@ import asyncio
 import contextvars
 import threading
 from collections.abc import Callable, Coroutine
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
-_threads: ThreadPoolExecutor | None = None
 
 
 def _bridge_loop() -> asyncio.AbstractEventLoop:
@@ -42,23 +41,27 @@ def submit_coroutine(coroutine: Coroutine[Any, Any, T]) -> Future[T]:
     return asyncio.run_coroutine_threadsafe(coroutine, _bridge_loop())
 
 
-def worker_threads() -> ThreadPoolExecutor:
-    """A shared pool for sync tools that run under a timeout (abandoned on expiry)."""
-    global _threads
-    if _threads is not None:
-        return _threads
-    with _lock:
-        if _threads is None:
-            _threads = ThreadPoolExecutor(max_workers=32, thread_name_prefix="praisonlike-tool")
-    return _threads
+def start_in_thread(function: Callable[..., T], *args: Any) -> Future[T]:
+    """Run a blocking function on a new daemon thread; returns its future at once.
+
+    One thread per call, so a tool abandoned after its timeout never holds a
+    slot another call needs, and a hung tool never delays interpreter exit.
+    """
+    future: Future[T] = Future()
+    context = contextvars.copy_context()
+
+    def run() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(context.run(function, *args))
+        except BaseException as exc:  # handed to whoever waits on the future
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="praisonlike-tool", daemon=True).start()
+    return future
 
 
 async def in_worker_thread(function: Callable[..., T], *args: Any) -> T:
-    """Run a blocking function in the shared pool without blocking the event loop.
-
-    Unlike ``asyncio.to_thread`` the pool is not the loop's default executor, so
-    ``asyncio.run`` does not wait at exit for a tool abandoned after a timeout.
-    """
-    context = contextvars.copy_context()
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(worker_threads(), context.run, function, *args)
+    """Run a blocking function without blocking the event loop (see :func:`start_in_thread`)."""
+    return await asyncio.wrap_future(start_in_thread(function, *args))

@@ -27,7 +27,7 @@ from praisonlike.context.config import MIN_TOOL_OUTPUT_LIMIT as MIN_RESULT_LIMIT
 from praisonlike.errors import ConfigurationError, HookError, ToolError
 from praisonlike.hooks import HookContext, HookEvent, HookResult, HookRunner
 from praisonlike.llm.protocol import ToolCall, ToolOutcome
-from praisonlike.tools.async_bridge import in_worker_thread, submit_coroutine, worker_threads
+from praisonlike.tools.async_bridge import in_worker_thread, start_in_thread, submit_coroutine
 from praisonlike.tools.function_tool import ToolArgumentError
 from praisonlike.tools.registry import ToolRegistry
 from praisonlike.tools.results import (
@@ -95,9 +95,7 @@ class TurnTools:
                 return False
         return True
 
-    def run(
-        self, call: ToolCall, *, deadline: float | None
-    ) -> ToolOutcome | HookError | ToolError:
+    def run(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome | HookError | ToolError:
         started = time.monotonic()
         prepared = self._prepare(call, started)
         if isinstance(prepared, ToolOutcome):
@@ -135,9 +133,7 @@ class TurnTools:
             elif timeout is None:
                 value = prepared.tool.call(prepared.arguments, prepared.context)
             else:
-                job = worker_threads().submit(
-                    prepared.tool.call, prepared.arguments, prepared.context
-                )
+                job = start_in_thread(prepared.tool.call, prepared.arguments, prepared.context)
                 value = job.result(timeout)
         except FutureTimeout:
             return self._timed_out(prepared, timeout, started)

@@ -6,12 +6,13 @@
   imports are seen); the warmup itself still starts by default.
 * Turns reuse HTTP connections: many turns through a counting TCP proxy in
   front of LocalLLMServer open at most a couple of connections.
-* Repeated turns with ``clear_history()`` between them retain no objects.
+* Repeated turns with ``clear_history()`` between them retain no objects
+  (counted per type; under ``achat`` the parts of pending asyncio timers are
+  left out, as their number depends on timing).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
 import json
@@ -20,8 +21,8 @@ import socket
 import subprocess
 import sys
 import threading
+from collections import Counter
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -232,9 +233,18 @@ def test_separate_agents_share_connections(
     assert 1 <= proxy.accepted <= 2
 
 
-def _object_count() -> int:
+TIMER_TYPES = frozenset({"TimerHandle", "Context", "builtin_function_or_method", "ReferenceType"})
+"""What a pending asyncio timer is made of: their number depends on timing, not on turns."""
+
+
+def _census() -> Counter[str]:
     gc.collect()
-    return len(gc.get_objects())
+    return Counter(type(obj).__qualname__ for obj in gc.get_objects())
+
+
+def _grown(before: Counter[str], after: Counter[str], ignore: frozenset[str]) -> dict[str, int]:
+    """The types with more live objects ``after`` than ``before`` (minus ``ignore``)."""
+    return {name: n for name, n in (after - before).items() if name not in ignore}
 
 
 def _turns(agent: Agent, count: int) -> None:
@@ -245,17 +255,21 @@ def _turns(agent: Agent, count: int) -> None:
 
 
 def test_turns_with_cleared_history_retain_no_objects() -> None:
+    """1,500 turns may leave a few hundred objects of a model-call thread still finishing.
+
+    A leak of one object per turn would leave 1,500.
+    """
     with LocalLLMServer(default=_respond, max_recorded=0) as server:
         agent = Agent(
             instructions="You add numbers.", llm=server.llm_config("gpt-4o-mini"), tools=[add]
         )
         _turns(agent, 500)
-        at_500 = _object_count()
+        at_500 = _census()
         _turns(agent, 1500)
-        at_2000 = _object_count()
+        at_2000 = _census()
         assert server.request_count == 2000 + 100
-    growth: dict[str, Any] = {"at 500": at_500, "at 2000": at_2000}
-    assert at_2000 - at_500 < 150, growth
+    grown = _grown(at_500, at_2000, frozenset())
+    assert sum(grown.values()) < 400, grown
 
 
 async def test_async_turns_with_cleared_history_retain_no_objects() -> None:
@@ -271,9 +285,8 @@ async def test_async_turns_with_cleared_history_retain_no_objects() -> None:
                 agent.clear_history()
 
         await turns(100)
-        await asyncio.sleep(0)
-        at_100 = _object_count()
+        at_100 = _census()
         await turns(300)
-        await asyncio.sleep(0)
-        at_400 = _object_count()
-    assert at_400 - at_100 < 60, {"at 100": at_100, "at 400": at_400}
+        at_400 = _census()
+    grown = _grown(at_100, at_400, TIMER_TYPES)
+    assert sum(grown.values()) < 60, grown

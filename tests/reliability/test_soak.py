@@ -79,11 +79,6 @@ def test_achat_in_fresh_event_loops_keeps_descriptors_flat(server: LocalLLMServe
     assert open_fds() - before <= 4
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="praisonlike/agent/memory.py _update_summary prices the summary call without the "
-    "agent's model_prices, so its cost is unknown and the total stops being complete",
-)
 def test_long_term_summaries_are_priced_like_every_call(
     server: LocalLLMServer, tmp_path: Path
 ) -> None:

@@ -137,13 +137,6 @@ def test_hanging_tools_time_out_and_the_loop_goes_on(
     assert not release.is_set()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="praisonlike/tools/async_bridge.py: sync tools under a timeout share one 32-thread "
-    "pool, and a call abandoned after its timeout keeps its worker; 32 hung calls leave every "
-    "later timed sync tool of the process timing out without running (and a sync tool under "
-    "achat without a timeout waits forever)",
-)
 def test_hung_tools_do_not_starve_later_tools(
     server: LocalLLMServer, release: threading.Event
 ) -> None:
