@@ -304,7 +304,7 @@ def test_unserialisable_results_never_break_the_loop(
     assert len(texts) == len(values)
     assert all(isinstance(text, str) and text for text in texts)
     assert texts[0] == "<unprintable BrokenText object>"
-    json.dumps(agent.chat_history)
+    assert json.loads(json.dumps(agent.chat_history)) == agent.chat_history
     with SQLiteStore(db) as store:
         (turn,) = store.load_turns("awkward")
     assert [s.observation for s in turn.steps if s.event_type == "tool_result"] == texts
@@ -337,8 +337,7 @@ def test_only_offered_tools_run_native(server: LocalLLMServer, way: str) -> None
     run = run_turn(agent, way, "go", tools=echo_only(log))
 
     assert run.error is None, repr(run.error)
-    answer = run.answer
-    assert answer == DONE
+    assert run.answer == DONE
     assert log.calls == [("echo", {"text": "offered"})]
     messages = tool_messages(server.requests[1].messages)
     assert all(m.startswith("Error: there is no tool named") for m in messages[:-1])
