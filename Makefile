@@ -6,7 +6,7 @@ LOCAL_STAMP := $(VENV)/.installed-local
 
 export PRAISONLIKE_ALLOW_MODEL_REQUESTS ?= 0
 
-.PHONY: test demo bench lint typecheck install local clean
+.PHONY: test demo bench soak lint install local clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,7 @@ test: $(STAMP)
 	PRAISONLIKE_ALLOW_MODEL_REQUESTS=0 $(PY) -m pytest -q
 
 lint: $(STAMP)
-	$(PY) -m ruff check praisonlike tests examples benchmarks
+	$(PY) -m ruff check praisonlike tests examples benchmarks scripts
 	$(PY) -m mypy
 
 demo: $(LOCAL_STAMP)
@@ -36,6 +36,9 @@ demo: $(LOCAL_STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
+
+soak: $(STAMP)
+	$(PY) scripts/soak.py --turns 10000
 
 clean:
 	rm -rf $(VENV) build *.egg-info

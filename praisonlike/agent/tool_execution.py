@@ -48,6 +48,7 @@ class ToolExecutionMixin:
             agent=self,
             cancel=cancel,
             tool_timeout=self.execution.tool_timeout,
+            result_limit=self.execution.tool_result_limit,
             approver=self.approval,
             hooks=self._hook_runner,
         )

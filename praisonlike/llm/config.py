@@ -84,6 +84,7 @@ class ExecutionConfig(BaseModel):
     on_budget_exceeded: Any = "stop"
     max_tokens_per_run: int | None = Field(default=None, gt=0)
     max_context_retries: int = Field(default=2, ge=0)
+    tool_result_limit: int | None = Field(default=100_000, ge=64)
 
     @field_validator("on_budget_exceeded")
     @classmethod

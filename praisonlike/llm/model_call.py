@@ -13,6 +13,7 @@ from praisonlike.llm.network_guard import check_model_request
 from praisonlike.llm.pricing import usage_from_response
 from praisonlike.llm.protocol import CallModel, ModelReply, ToolCall
 from praisonlike.llm.usage import Usage
+from praisonlike.text_safety import scrub_surrogates
 
 
 def completion_kwargs(command: CallModel) -> dict[str, Any]:
@@ -64,12 +65,12 @@ def reply_from_response(response: Any, *, model: str, latency: float) -> ModelRe
             ToolCall(
                 id=str(_field(raw, "id") or f"call_{position}"),
                 name=name,
-                arguments=arguments if isinstance(arguments, str) else "",
+                arguments=scrub_surrogates(arguments) if isinstance(arguments, str) else "",
             )
         )
     content = _field(message, "content")
     return ModelReply(
-        content=content if isinstance(content, str) else "",
+        content=scrub_surrogates(content) if isinstance(content, str) else "",
         tool_calls=tuple(calls),
         usage=usage_from_response(_field(response, "usage")),
         model=model,
@@ -151,11 +152,11 @@ class StreamAssembler:
                 ToolCall(
                     id=partial.id or f"call_{index}",
                     name=partial.name,
-                    arguments="".join(partial.arguments),
+                    arguments=scrub_surrogates("".join(partial.arguments)),
                 )
             )
         return ModelReply(
-            content="".join(self._text),
+            content=scrub_surrogates("".join(self._text)),
             tool_calls=tuple(calls),
             usage=self._usage if self._usage is not None else Usage(requests=1),
             model=self._model,

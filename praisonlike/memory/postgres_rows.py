@@ -16,6 +16,7 @@ from typing import Any, overload
 from urllib.parse import urlsplit, urlunsplit
 
 from praisonlike.memory.records import ConversationRecord, MessageStatus, StepRecord, TurnRecord
+from praisonlike.text_safety import scrub_surrogates
 
 _ESCAPE_MARKER = "\x01praisonlike-json:"
 
@@ -60,7 +61,7 @@ def decode_text(stored: str | None) -> str | None:
 
 
 def dump_json(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
+    return None if value is None else scrub_surrogates(json.dumps(value, ensure_ascii=False))
 
 
 def load_json(text: str | None) -> Any:

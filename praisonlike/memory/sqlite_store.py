@@ -29,6 +29,7 @@ from praisonlike.memory.records import (
     StepRecord,
     TurnRecord,
 )
+from praisonlike.text_safety import scrub_surrogates
 
 _CONVERSATION_COLUMNS = "id, agent_name, owner, created_at, updated_at, summary"
 _MESSAGE_COLUMNS = (
@@ -42,7 +43,7 @@ _STEP_COLUMNS = (
 
 
 def _dump_json(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
+    return None if value is None else scrub_surrogates(json.dumps(value, ensure_ascii=False))
 
 
 def _load_json(text: str | None) -> Any:

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from praisonlike.text_safety import scrub_surrogates
 from praisonlike.tools.arguments import ToolArgumentError
 
 NO_RESULT = "(the tool returned no result)"
@@ -25,7 +26,8 @@ def format_tool_result(value: Any, *, limit: int | None = DEFAULT_RESULT_LIMIT) 
     ``str`` is returned as is; ``None`` gives :data:`NO_RESULT`; ``bytes`` are
     decoded as UTF-8 with replacement characters; pydantic models, dataclass
     instances, dicts, lists and tuples become JSON (non-ASCII kept, odd leaves
-    such as datetimes or sets converted, anything else through ``str``).
+    such as datetimes or sets converted, anything else through ``str``). Lone
+    surrogates are replaced, so the text always encodes as UTF-8.
     Everything else, and any value whose serialisation fails, goes through ``str()``.
 
     A text longer than ``limit`` characters is cut to at most ``limit``: its head
@@ -33,7 +35,7 @@ def format_tool_result(value: Any, *, limit: int | None = DEFAULT_RESULT_LIMIT) 
     :func:`praisonlike.context.truncate_tool_output`), so one tool cannot flood
     the history, the session store or the model. ``limit=None`` keeps it whole.
     """
-    text = _as_text(value)
+    text = scrub_surrogates(_as_text(value))
     if limit is None or len(text) <= limit:
         return text
     from praisonlike.context.truncation import truncate_tool_output
