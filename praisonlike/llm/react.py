@@ -1,22 +1,14 @@
 """Tool calls written as text, for models that cannot return OpenAI ``tool_calls``.
 
-Pure functions (no I/O) the tool loop uses in two ways:
-
-* ReAct mode (the model has no native tool calls): :func:`parse_text_tool_calls`
-  reads its calls from the answer and :class:`StreamCallDetector` keeps a
-  call's text out of a streamed answer (the prompt side, telling the model the
-  protocol and feeding results back, is :mod:`praisonlike.llm.react_prompt`).
-* Native mode: :func:`is_whole_answer_a_call` recognises a model that wrote its
-  call as the whole text content instead of a ``tool_calls`` entry.
-* Both modes: :func:`unoffered_calls` recognises a whole answer that is a call
-  to a tool that was not offered, so the loop can answer it with an error
-  listing the tools instead of returning the JSON as the answer.
-
-A call is a JSON object naming an offered tool in ``"name"`` (or ``"tool"``, or
-``"function"`` as a string, or an OpenAI-style ``"function": {...}`` object),
-with its arguments in ``"arguments"``, ``"args"`` or ``"parameters"`` as an
-object or a JSON string of one; no arguments means ``{}``. Nothing here raises
-on model output: text that is not a call gives ``[]``.
+Pure functions: :func:`parse_text_tool_calls` reads a ReAct model's calls,
+:class:`StreamCallDetector` keeps a call's text out of a streamed answer,
+:func:`is_whole_answer_a_call` catches a native model that wrote its call as
+text, and :func:`unoffered_calls` a whole answer calling a tool that was not
+offered. (Teaching the protocol and feeding results back:
+:mod:`praisonlike.llm.react_prompt`.) A call is a JSON object naming a tool in
+``"name"`` / ``"tool"`` / ``"function"``, with arguments in ``"arguments"``,
+``"args"`` or ``"parameters"`` (an object or a JSON string of one). Nothing
+here raises on model output: text that is not a call gives ``[]``.
 """
 
 from __future__ import annotations
