@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from typing import Any, overload
 from urllib.parse import urlsplit, urlunsplit
 
-from praisonlike.memory.records import ConversationRecord, MessageStatus, StepRecord, TurnRecord
-from praisonlike.text_safety import scrub_surrogates
+from praisonlike.memory import rows
+from praisonlike.memory.records import ConversationRecord, StepRecord, TurnRecord
+from praisonlike.memory.rows import dump_json
 
 _ESCAPE_MARKER = "\x01praisonlike-json:"
 
@@ -58,14 +59,6 @@ def decode_text(stored: str | None) -> str | None:
         value = json.loads(stored[len(_ESCAPE_MARKER) :])
         return str(value)
     return stored
-
-
-def dump_json(value: Any) -> str | None:
-    return None if value is None else scrub_surrogates(json.dumps(value, ensure_ascii=False))
-
-
-def load_json(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
 
 
 def redact_url(url: str) -> str:
@@ -114,44 +107,12 @@ def message_row(turn: TurnRecord) -> tuple[Any, ...]:
 
 
 def step_from_row(row: Sequence[Any]) -> StepRecord:
-    return StepRecord(
-        position=row[0],
-        event_type=decode_text(row[1]),
-        thought=decode_text(row[2]),
-        observation=decode_text(row[3]),
-        tool=decode_text(row[4]),
-        tool_input=load_json(row[5]),
-        messages=load_json(row[6]),
-        prompt_tokens=row[7],
-        completion_tokens=row[8],
-        cost=row[9],
-        latency=row[10],
-    )
+    return rows.step_from_row(row, decode_text)
 
 
 def turn_from_row(row: Sequence[Any], steps: list[StepRecord]) -> TurnRecord:
-    return TurnRecord(
-        id=row[0],
-        conversation_id=row[1],
-        query=decode_text(row[2]),
-        answer=decode_text(row[3]),
-        status=MessageStatus(row[4]),
-        prompt_tokens=row[5],
-        completion_tokens=row[6],
-        cost=row[7],
-        latency=row[8],
-        model=decode_text(row[9]),
-        created_at=row[10],
-        steps=steps,
-    )
+    return rows.turn_from_row(row, steps, decode_text)
 
 
 def conversation_from_row(row: Sequence[Any]) -> ConversationRecord:
-    return ConversationRecord(
-        id=row[0],
-        agent_name=decode_text(row[1]),
-        owner=decode_text(row[2]),
-        created_at=row[3],
-        updated_at=row[4],
-        summary=decode_text(row[5]),
-    )
+    return rows.conversation_from_row(row, decode_text)

@@ -9,12 +9,11 @@ whole turn or none of it.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -29,7 +28,12 @@ from praisonlike.memory.records import (
     StepRecord,
     TurnRecord,
 )
-from praisonlike.text_safety import scrub_surrogates
+from praisonlike.memory.rows import (
+    conversation_from_row,
+    dump_json,
+    step_from_row,
+    turn_from_row,
+)
 
 _CONVERSATION_COLUMNS = "id, agent_name, owner, created_at, updated_at, summary"
 _MESSAGE_COLUMNS = (
@@ -40,58 +44,6 @@ _STEP_COLUMNS = (
     "position, event_type, thought, observation, tool, tool_input, messages, "
     "prompt_tokens, completion_tokens, cost, latency"
 )
-
-
-def _dump_json(value: Any) -> str | None:
-    return None if value is None else scrub_surrogates(json.dumps(value, ensure_ascii=False))
-
-
-def _load_json(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
-
-
-def _step_from_row(row: Sequence[Any]) -> StepRecord:
-    return StepRecord(
-        position=row[0],
-        event_type=row[1],
-        thought=row[2],
-        observation=row[3],
-        tool=row[4],
-        tool_input=_load_json(row[5]),
-        messages=_load_json(row[6]),
-        prompt_tokens=row[7],
-        completion_tokens=row[8],
-        cost=row[9],
-        latency=row[10],
-    )
-
-
-def _turn_from_row(row: Sequence[Any], steps: list[StepRecord]) -> TurnRecord:
-    return TurnRecord(
-        id=row[0],
-        conversation_id=row[1],
-        query=row[2],
-        answer=row[3],
-        status=MessageStatus(row[4]),
-        prompt_tokens=row[5],
-        completion_tokens=row[6],
-        cost=row[7],
-        latency=row[8],
-        model=row[9],
-        created_at=row[10],
-        steps=steps,
-    )
-
-
-def _conversation_from_row(row: Sequence[Any]) -> ConversationRecord:
-    return ConversationRecord(
-        id=row[0],
-        agent_name=row[1],
-        owner=row[2],
-        created_at=row[3],
-        updated_at=row[4],
-        summary=row[5],
-    )
 
 
 class SQLiteStore:
@@ -204,7 +156,7 @@ class SQLiteStore:
                 f"SELECT {_CONVERSATION_COLUMNS} FROM conversations WHERE id = ?",
                 (conversation_id,),
             ).fetchone()
-        return _conversation_from_row(row)
+        return conversation_from_row(row)
 
     def save_turn(self, turn: TurnRecord) -> None:
         """Store the turn and all its steps in one transaction.
@@ -221,8 +173,8 @@ class SQLiteStore:
                 step.thought,
                 step.observation,
                 step.tool,
-                _dump_json(step.tool_input),
-                _dump_json(step.messages),
+                dump_json(step.tool_input),
+                dump_json(step.messages),
                 step.prompt_tokens,
                 step.completion_tokens,
                 step.cost,
@@ -309,8 +261,8 @@ class SQLiteStore:
                     f"WHERE message_id IN (SELECT id {selection}) ORDER BY message_id, position",
                     params,
                 ):
-                    steps.setdefault(step_row[0], []).append(_step_from_row(step_row[1:]))
-        return [_turn_from_row(row, steps.get(row[0], [])) for row in reversed(rows)]
+                    steps.setdefault(step_row[0], []).append(step_from_row(step_row[1:]))
+        return [turn_from_row(row, steps.get(row[0], [])) for row in reversed(rows)]
 
     def get_steps(self, turn_id: str) -> list[StepRecord]:
         """The turn's steps by position; ``[]`` for an unknown turn."""
@@ -324,7 +276,7 @@ class SQLiteStore:
                 )
                 .fetchall()
             )
-        return [_step_from_row(row) for row in rows]
+        return [step_from_row(row) for row in rows]
 
     def get_summary(self, conversation_id: str) -> str | None:
         """The conversation's summary; ``None`` when it has none or does not exist."""
@@ -359,7 +311,7 @@ class SQLiteStore:
                 )
                 .fetchall()
             )
-        return [_conversation_from_row(row) for row in rows]
+        return [conversation_from_row(row) for row in rows]
 
     def get_conversation(self, conversation_id: str) -> ConversationRecord | None:
         """The conversation, or ``None`` when there is no such conversation."""
@@ -372,7 +324,7 @@ class SQLiteStore:
                 )
                 .fetchone()
             )
-        return None if row is None else _conversation_from_row(row)
+        return None if row is None else conversation_from_row(row)
 
     def delete_conversation(self, conversation_id: str) -> None:
         """Delete the conversation with its turns and steps; a no-op when missing."""
