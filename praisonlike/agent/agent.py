@@ -6,6 +6,7 @@ configuration; nothing is imported, connected or read until the first turn.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -192,8 +193,8 @@ class Agent(
     def cost_summary(self) -> dict[str, Any]:
         """Totals and a per-model breakdown, as plain JSON-able data."""
         return {
-            "total": self.usage.model_dump(),
-            "by_model": {m: u.model_dump() for m, u in self.usage_tracker.by_model.items()},
+            "total": dataclasses.asdict(self.usage),
+            "by_model": {m: dataclasses.asdict(u) for m, u in self.usage_tracker.by_model.items()},
         }
 
     def __repr__(self) -> str:

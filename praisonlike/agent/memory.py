@@ -13,6 +13,7 @@ Uses from ``self``: ``name``, ``session_id``, ``memory_config``, ``usage_tracker
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -207,7 +208,7 @@ class MemoryMixin:
         assert store is not None and config is not None and self.session_id is not None
         llm = self._primary_llm()
         if config.summary_model:
-            llm = llm.model_copy(update={"model": config.summary_model})
+            llm = dataclasses.replace(llm, model=config.summary_model)
         with self._memory_lock:
             old = self._summary or "(empty)"
         messages = [

@@ -7,10 +7,10 @@ and point the call at it.
 
 from __future__ import annotations
 
-from pydantic import SecretStr
+import dataclasses
 
 from praisonlike.agent.default_model import default_model
-from praisonlike.llm.config import LLMConfig
+from praisonlike.llm.config import LLMConfig, Secret
 
 
 def is_local_model(model: str) -> bool:
@@ -26,9 +26,10 @@ def resolve_llm(config: LLMConfig | None) -> LLMConfig:
     from praisonlike.llm.local import local_endpoint
 
     litellm_model, api_base = local_endpoint(config.model)
-    update: dict[str, object] = {"model": litellm_model, "api_base": api_base}
-    if config.api_key is None:
-        update["api_key"] = SecretStr("local")
-    if config.temperature is None:
-        update["temperature"] = 0.0
-    return config.model_copy(update=update)
+    return dataclasses.replace(
+        config,
+        model=litellm_model,
+        api_base=api_base,
+        api_key=config.api_key or Secret("local"),
+        temperature=0.0 if config.temperature is None else config.temperature,
+    )

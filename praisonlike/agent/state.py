@@ -13,6 +13,7 @@ Uses from ``self``: ``session_id``, ``usage_tracker``, ``_history``, ``_summary`
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import threading
 from collections import deque
@@ -57,7 +58,7 @@ class StateMixin:
             "version": STATE_VERSION,
             "session_id": self.session_id,
             "history": copy.deepcopy(self._history),
-            "usage": {m: u.model_dump() for m, u in self.usage_tracker.by_model.items()},
+            "usage": {m: dataclasses.asdict(u) for m, u in self.usage_tracker.by_model.items()},
             "summary": summary,
             "pending_steering": steering,
         }
@@ -83,10 +84,26 @@ class StateMixin:
         agent._history = copy.deepcopy(history)
         agent.usage_tracker.reset()
         for model, usage in (state.get("usage") or {}).items():
-            agent.usage_tracker.add(model, Usage.model_validate(usage))
+            agent.usage_tracker.add(model, _stored_usage(model, usage))
         with agent._memory_lock:
             agent._summary = state.get("summary")
         with agent._steering_lock:
             agent._steering_queue.clear()
             agent._steering_queue.extend(str(t) for t in state.get("pending_steering") or [])
         return agent
+
+
+def _stored_usage(model: str, data: Any) -> Usage:
+    names = {f.name for f in dataclasses.fields(Usage)}
+    if not isinstance(data, dict) or not set(data) <= names:
+        raise StateVersionError(f"agent state 'usage' of {model!r} is not a usage record")
+    for name, value in data.items():
+        if name == "cost_complete":
+            valid = isinstance(value, bool)
+        elif name == "cost":
+            valid = value is None or isinstance(value, (int, float))
+        else:
+            valid = isinstance(value, int) and value >= 0
+        if not valid:
+            raise StateVersionError(f"agent state 'usage' of {model!r}: {name} is {value!r}")
+    return Usage(**data)

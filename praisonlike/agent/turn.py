@@ -11,6 +11,7 @@ Uses from ``self``: ``name``, ``max_iterations``, ``execution``, ``usage_tracker
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -189,7 +190,7 @@ class TurnMixin:
         return [
             primary,
             *(
-                resolve_llm(primary.model_copy(update={"model": m, "fallback_models": ()}))
+                resolve_llm(dataclasses.replace(primary, model=m, fallback_models=()))
                 for m in names
             ),
         ]

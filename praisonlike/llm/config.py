@@ -1,41 +1,103 @@
-"""Typed, immutable configuration of the model and of a run's execution."""
+"""Typed, immutable configuration of the model and of a run's execution.
+
+Both are frozen dataclasses validated at construction: a bad value raises
+:class:`~praisonlike.errors.ConfigurationError` (a ``ValueError``) naming
+every invalid field. Use :func:`dataclasses.replace` to derive a changed copy.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from praisonlike.errors import ConfigurationError
 
 BudgetAction = Literal["stop", "warn"] | Callable[[float, float], bool]
 
 
-class LLMConfig(BaseModel):
+class Secret:
+    """A string kept out of ``repr``, ``str`` and serialised output.
+
+    ``get_secret_value()`` returns the string itself; two secrets are equal
+    when their values are.
+    """
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise TypeError(f"a secret must be a str, not {type(value).__name__}")
+        self._value = value
+
+    def get_secret_value(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('**********')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _as_secret(value: object) -> Secret | None:
+    if value is None or isinstance(value, Secret):
+        return value
+    if isinstance(value, str):
+        return Secret(value)
+    reveal = getattr(value, "get_secret_value", None)
+    if callable(reveal) and isinstance(revealed := reveal(), str):
+        return Secret(revealed)
+    raise ConfigurationError("invalid LLMConfig: api_key must be a str, a Secret or None")
+
+
+@dataclass(frozen=True)
+class LLMConfig:
     """Which model to call and how.
 
     ``extra`` holds further LiteLLM parameters passed through unchanged
-    (``top_p``, ``seed``, provider-specific keys). The API key is a secret:
-    it never appears in ``repr``, events, logs or stored steps.
+    (``top_p``, ``seed``, provider-specific keys). The API key is a
+    :class:`Secret` (a plain ``str`` is wrapped): it never appears in
+    ``repr``, events, logs or stored steps.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: str
     api_base: str | None = None
-    api_key: SecretStr | None = None
+    api_key: Secret | None = None
     temperature: float | None = None
     max_tokens: int | None = None
     timeout: float | None = None
     fallback_models: tuple[str, ...] = ()
     features: Mapping[str, Any] | None = None
-    extra: Mapping[str, Any] = Field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
-    @field_validator("model")
-    @classmethod
-    def _model_not_empty(cls, value: str) -> str:
-        if not value or not value.strip():
-            raise ValueError("model must be a non-empty LiteLLM model string")
-        return value.strip()
+    def __post_init__(self) -> None:
+        set_field = object.__setattr__
+        set_field(self, "api_key", _as_secret(self.api_key))
+        if isinstance(self.model, str):
+            set_field(self, "model", self.model.strip())
+        if isinstance(self.fallback_models, Sequence) and not isinstance(
+            self.fallback_models, str
+        ):
+            set_field(self, "fallback_models", tuple(self.fallback_models))
+        if isinstance(self.extra, Mapping):
+            set_field(self, "extra", dict(self.extra))
+        problems = _llm_problems(self)
+        if problems:
+            raise ConfigurationError("invalid LLMConfig: " + "; ".join(problems))
 
     @classmethod
     def coerce(cls, value: str | Mapping[str, Any] | LLMConfig) -> LLMConfig:
@@ -45,14 +107,14 @@ class LLMConfig(BaseModel):
         if isinstance(value, str):
             return cls(model=value)
         if isinstance(value, Mapping):
-            known = set(cls.model_fields)
-            fields = {k: v for k, v in value.items() if k in known}
+            known = {f.name for f in fields(cls)}
+            settings = {k: v for k, v in value.items() if k in known}
             extra = {k: v for k, v in value.items() if k not in known}
-            if "fallback_models" in fields:
-                fields["fallback_models"] = tuple(fields["fallback_models"])
+            if "model" not in settings:
+                raise ConfigurationError("invalid LLMConfig: model is required")
             if extra:
-                fields["extra"] = {**dict(fields.get("extra", {})), **extra}
-            return cls(**fields)
+                settings["extra"] = {**dict(settings.get("extra") or {}), **extra}
+            return cls(**settings)
         raise TypeError(f"llm must be a model string, a dict or an LLMConfig, not {type(value)!r}")
 
     def call_params(self) -> dict[str, Any]:
@@ -69,26 +131,81 @@ class LLMConfig(BaseModel):
         return params
 
 
-class ExecutionConfig(BaseModel):
-    """Retries, timeouts and budgets of a run."""
+def _llm_problems(config: LLMConfig) -> list[str]:
+    problems: list[str] = []
+    if not isinstance(config.model, str) or not config.model:
+        problems.append("model must be a non-empty LiteLLM model string")
+    if config.api_base is not None and not isinstance(config.api_base, str):
+        problems.append(f"api_base must be a str or None, got {config.api_base!r}")
+    if config.temperature is not None and not _is_number(config.temperature):
+        problems.append(f"temperature must be a number or None, got {config.temperature!r}")
+    if config.max_tokens is not None and not (_is_int(config.max_tokens) and config.max_tokens > 0):
+        problems.append(f"max_tokens must be a positive int or None, got {config.max_tokens!r}")
+    if config.timeout is not None and not (_is_number(config.timeout) and config.timeout > 0):
+        problems.append(f"timeout must be a number > 0 or None, got {config.timeout!r}")
+    fallbacks = config.fallback_models
+    if not isinstance(fallbacks, tuple) or not all(
+        isinstance(m, str) and m.strip() for m in fallbacks
+    ):
+        problems.append(f"fallback_models must be a sequence of model strings, got {fallbacks!r}")
+    if config.features is not None and not isinstance(config.features, Mapping):
+        problems.append(f"features must be a mapping or None, got {config.features!r}")
+    if not isinstance(config.extra, Mapping):
+        problems.append(f"extra must be a mapping, got {config.extra!r}")
+    return problems
 
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
-    max_retries: int = Field(default=3, ge=0)
-    retry_base: float = Field(default=1.0, ge=0)
-    retry_max: float = Field(default=30.0, ge=0)
-    timeout: float | None = Field(default=None, gt=0)
-    tool_timeout: float | None = Field(default=None, gt=0)
-    max_execution_time: float | None = Field(default=None, gt=0)
-    max_budget: float | None = Field(default=None, ge=0)
+@dataclass(frozen=True)
+class ExecutionConfig:
+    """Retries, timeouts and budgets of a run.
+
+    Times are seconds and must be ``> 0`` (or ``None``: no limit); counts must
+    be ``>= 0``. ``on_budget_exceeded`` is ``"stop"``, ``"warn"`` or a
+    callable ``(spent, limit) -> bool`` returning whether to go on.
+    """
+
+    max_retries: int = 3
+    retry_base: float = 1.0
+    retry_max: float = 30.0
+    timeout: float | None = None
+    tool_timeout: float | None = None
+    max_execution_time: float | None = None
+    max_budget: float | None = None
     on_budget_exceeded: Any = "stop"
-    max_tokens_per_run: int | None = Field(default=None, gt=0)
-    max_context_retries: int = Field(default=2, ge=0)
-    tool_result_limit: int | None = Field(default=100_000, ge=64)
+    max_tokens_per_run: int | None = None
+    max_context_retries: int = 2
+    tool_result_limit: int | None = 100_000
 
-    @field_validator("on_budget_exceeded")
-    @classmethod
-    def _budget_action(cls, value: Any) -> Any:
-        if value in ("stop", "warn") or callable(value):
-            return value
-        raise ValueError('on_budget_exceeded must be "stop", "warn" or a callable(spent, limit)')
+    def __post_init__(self) -> None:
+        problems = _execution_problems(self)
+        if problems:
+            raise ConfigurationError("invalid ExecutionConfig: " + "; ".join(problems))
+
+
+def _execution_problems(config: ExecutionConfig) -> list[str]:
+    problems: list[str] = []
+    for name in ("max_retries", "max_context_retries"):
+        value = getattr(config, name)
+        if not (_is_int(value) and value >= 0):
+            problems.append(f"{name} must be an int >= 0, got {value!r}")
+    for name in ("retry_base", "retry_max"):
+        value = getattr(config, name)
+        if not (_is_number(value) and value >= 0):
+            problems.append(f"{name} must be a number >= 0, got {value!r}")
+    for name in ("timeout", "tool_timeout", "max_execution_time"):
+        value = getattr(config, name)
+        if value is not None and not (_is_number(value) and value > 0):
+            problems.append(f"{name} must be a number > 0 or None, got {value!r}")
+    budget = config.max_budget
+    if budget is not None and not (_is_number(budget) and budget >= 0):
+        problems.append(f"max_budget must be a number >= 0 or None, got {budget!r}")
+    tokens = config.max_tokens_per_run
+    if tokens is not None and not (_is_int(tokens) and tokens > 0):
+        problems.append(f"max_tokens_per_run must be a positive int or None, got {tokens!r}")
+    limit = config.tool_result_limit
+    if limit is not None and not (_is_int(limit) and limit >= 64):
+        problems.append(f"tool_result_limit must be an int >= 64 or None, got {limit!r}")
+    action = config.on_budget_exceeded
+    if action not in ("stop", "warn") and not callable(action):
+        problems.append('on_budget_exceeded must be "stop", "warn" or a callable(spent, limit)')
+    return problems

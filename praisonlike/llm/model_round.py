@@ -11,6 +11,7 @@ yields commands and events and never does I/O itself.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Generator
 from typing import Any
@@ -118,7 +119,7 @@ class ModelRounds:
         native = spec.tools if spec.tool_mode is ToolMode.NATIVE and request is None else []
         while True:
             self._check_stop()
-            llm = self._llm if model is None else self._llm.model_copy(update={"model": model})
+            llm = self._llm if model is None else dataclasses.replace(self._llm, model=model)
             if request is None:
                 yield from self._steer()
                 self._check_stop()
@@ -303,7 +304,7 @@ class ModelRounds:
             return prepared
         llm = self._llm
         if self.spec.context.summary_model:
-            llm = llm.model_copy(update={"model": self.spec.context.summary_model})
+            llm = dataclasses.replace(llm, model=self.spec.context.summary_model)
         outcome = yield CallModel(
             llm=llm,
             messages=request,

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
 
-
-class Usage(BaseModel):
-    """Tokens and cost of one or more LLM calls."""
-
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens and cost of one or more LLM calls (``dataclasses.asdict`` gives plain data)."""
 
     requests: int = 0
     prompt_tokens: int = 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
@@ -157,7 +158,7 @@ def test_usage_with_cost_sets_only_the_cost() -> None:
     base = usage(1000, 100)
     priced = usage_with_cost("m", base, {"m": {"input": 1.0, "output": 10.0}})
     assert priced.cost == pytest.approx(0.001 + 0.001)
-    assert priced.model_copy(update={"cost": None}) == base
+    assert dataclasses.replace(priced, cost=None) == base
 
 
 def test_unknown_cost_stays_unknown_through_addition() -> None:

@@ -11,6 +11,7 @@ every event serialised, the SQLite files read as raw bytes, the error's
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import subprocess
@@ -161,7 +162,7 @@ def test_the_key_never_leaks(
         repr(agent),
         repr(agent.llm_config),
         str(agent.llm_config),
-        str(agent.llm_config.model_dump() if agent.llm_config else None),
+        str(dataclasses.asdict(agent.llm_config) if agent.llm_config else None),
         agent.last_result.model_dump_json() if agent.last_result else "",
         str(agent.cost_summary()),
         str(agent.chat_history),
