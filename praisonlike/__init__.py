@@ -6,11 +6,9 @@ LiteLLM is imported only when a model is first called (or by :func:`warmup`).
 
 from __future__ import annotations
 
-import logging
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-logging.getLogger("praisonlike").addHandler(logging.NullHandler())
+from praisonlike.lazy_exports import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -18,7 +16,7 @@ _EXPORTS: dict[str, str] = {
     "Agent": "praisonlike.agent.agent",
     "LLMConfig": "praisonlike.llm.config",
     "ExecutionConfig": "praisonlike.llm.config",
-    "ContextConfig": "praisonlike.context",
+    "ContextConfig": "praisonlike.context.config",
     "CancelToken": "praisonlike.cancellation",
     "RunResult": "praisonlike.result",
     "TerminationReason": "praisonlike.result",
@@ -27,8 +25,8 @@ _EXPORTS: dict[str, str] = {
     "Usage": "praisonlike.llm.usage",
     "UsageTracker": "praisonlike.llm.usage",
     "RunContext": "praisonlike.tools.run_context",
-    "FunctionTool": "praisonlike.tools.function_tool",
-    "tool": "praisonlike.tools.function_tool",
+    "FunctionTool": "praisonlike.tools.python_tool",
+    "tool": "praisonlike.tools.python_tool",
     "warmup": "praisonlike.llm.backend",
     "HookEvent": "praisonlike.hooks",
     "HookContext": "praisonlike.hooks",
@@ -44,13 +42,13 @@ if TYPE_CHECKING:
     from praisonlike.agent.guardrails import GuardrailConfig, GuardrailResult
     from praisonlike.agent.memory import MemoryConfig
     from praisonlike.cancellation import CancelToken
-    from praisonlike.context import ContextConfig
+    from praisonlike.context.config import ContextConfig
     from praisonlike.hooks import HookContext, HookEvent, HookResult
     from praisonlike.llm.backend import warmup
     from praisonlike.llm.config import ExecutionConfig, LLMConfig
     from praisonlike.llm.usage import Usage, UsageTracker
     from praisonlike.result import RunResult, TerminationReason, ToolCallRecord, ToolMode
-    from praisonlike.tools.function_tool import FunctionTool, tool
+    from praisonlike.tools.python_tool import FunctionTool, tool
     from praisonlike.tools.run_context import RunContext
     from praisonlike.tracing import OTelTracer
 
@@ -80,14 +78,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'praisonlike' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + __all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

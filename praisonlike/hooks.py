@@ -22,15 +22,13 @@ unless it was registered with ``fail_open=True`` (then it is logged and skipped)
 from __future__ import annotations
 
 import inspect
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
 from praisonlike.errors import HookError
-
-logger = logging.getLogger("praisonlike.hooks")
+from praisonlike.log import get_logger
 
 
 class HookEvent(str, Enum):
@@ -134,7 +132,9 @@ class HookRunner:
 
     def _failed(self, hook: _Registered, event: HookEvent, exc: BaseException) -> None:
         if hook.fail_open:
-            logger.warning("hook %s for %s failed (fail_open): %s", hook.label, event.value, exc)
+            get_logger("praisonlike.hooks").warning(
+                "hook %s for %s failed (fail_open): %s", hook.label, event.value, exc
+            )
             return
         raise HookError(
             f"hook {hook.label} for {event.value} raised {type(exc).__name__}: {exc}",

@@ -1,8 +1,7 @@
 """The ``praisonlike`` logger: silent by default, and scrubbed of secrets when enabled.
 
-Importing this module gives ``logging.getLogger("praisonlike")`` a
-:class:`logging.NullHandler`, so a library user sees nothing unless they
-configure logging. :class:`RedactingFilter` removes API keys and
+The logger is silent by default (see :func:`praisonlike.log.get_logger`).
+:class:`RedactingFilter` removes API keys and
 ``Authorization: Bearer ...`` values from records (message, arguments,
 traceback); :func:`debug_logging` (used by ``praisonlike --debug``) sends DEBUG
 records to stderr through it for the duration of a ``with`` block.
@@ -17,13 +16,11 @@ from collections.abc import Iterable, Iterator
 from typing import TextIO
 
 from praisonlike.llm.redaction import REDACTED, redact_secrets
+from praisonlike.log import LOGGER_NAME, get_logger
 
-LOGGER_NAME = "praisonlike"
 LITELLM_LOGGERS: tuple[str, ...] = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx")
 
-logger = logging.getLogger(LOGGER_NAME)
-if not any(isinstance(handler, logging.NullHandler) for handler in logger.handlers):
-    logger.addHandler(logging.NullHandler())
+logger = get_logger(LOGGER_NAME)
 
 
 class Redactor:

@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from praisonlike.llm.usage import Usage
-
-
-class TerminationReason(str, Enum):
-    """Why a turn ended. Every ``RunResult`` and ``run_finished`` event carries one."""
-
-    COMPLETED = "completed"
-    MAX_ITERATIONS = "max_iterations"
-    BUDGET_EXCEEDED = "budget_exceeded"
-    TIMEOUT = "timeout"
-    CANCELLED = "cancelled"
-    ERROR = "error"
-    GUARDRAIL_BLOCKED = "guardrail_blocked"
-
-
-class ToolMode(str, Enum):
-    """How tool calls travel: OpenAI ``tool_calls`` or JSON text (ReAct)."""
-
-    NATIVE = "native"
-    REACT = "react"
+from praisonlike.run_enums import TerminationReason, ToolMode
 
 
 class ToolCallRecord(BaseModel):
@@ -78,3 +59,6 @@ class RunResult(BaseModel):
     @property
     def cost(self) -> float | None:
         return self.usage.cost
+
+
+__all__ = ["RunResult", "TerminationReason", "ToolCallRecord", "ToolMode"]

@@ -11,7 +11,7 @@ import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from praisonlike.agent.chat import ChatMixin
 from praisonlike.agent.context import ContextMixin
@@ -28,14 +28,16 @@ from praisonlike.agent.steering import SteeringMixin
 from praisonlike.agent.structured_output import StructuredOutputMixin
 from praisonlike.agent.tool_execution import ToolExecutionMixin
 from praisonlike.agent.turn import TurnMixin
-from praisonlike.context import ContextConfig
+from praisonlike.context.config import ContextConfig
 from praisonlike.hooks import HookRunner
 from praisonlike.llm import backend
 from praisonlike.llm.config import ExecutionConfig, LLMConfig
 from praisonlike.llm.usage import Usage, UsageTracker
 from praisonlike.tools.approval import normalise_approver
-from praisonlike.tools.executor import Approver
 from praisonlike.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from praisonlike.tools.executor import Approver
 
 
 def _context_config(value: bool | ContextConfig | None) -> ContextConfig | None:

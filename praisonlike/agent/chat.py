@@ -17,12 +17,11 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from praisonlike.cancellation import CancelToken
-from praisonlike.events import Event, TextDelta
-from praisonlike.result import RunResult
-
 if TYPE_CHECKING:
     from praisonlike.agent.turn import Turn
+    from praisonlike.cancellation import CancelToken
+    from praisonlike.events import Event
+    from praisonlike.result import RunResult
 
 Images = Sequence[str | Path | bytes] | None
 
@@ -38,6 +37,8 @@ class ChatMixin:
         def _close_turn(self, turn: Turn) -> RunResult: ...
 
         def _abandon_turn(self, turn: Turn) -> None: ...
+
+        def _forget_context(self) -> None: ...
 
     def chat(
         self,
@@ -111,6 +112,8 @@ class ChatMixin:
         marks it (see :meth:`stream_events`); here the new text simply follows.
         Raises the turn's typed error at the end if it failed.
         """
+        from praisonlike.events import TextDelta
+
         for event in self.stream_events(
             prompt, tools=tools, images=images, deps=deps, cancel_token=cancel_token
         ):
@@ -192,4 +195,6 @@ class ChatMixin:
         return list(self._history)
 
     def clear_history(self) -> None:
+        """Forget the conversation, and the token counts cached for it."""
         self._history = []
+        self._forget_context()

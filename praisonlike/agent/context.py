@@ -11,49 +11,30 @@ Uses from ``self``: ``context_config`` (a ContextConfig, or None when off).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
-from praisonlike.context import ContextConfig, ContextManager, Prepared
-from praisonlike.llm.turn_spec import ContextSeam
+from praisonlike.context.config import ContextConfig
 
-
-class _ContextSeam:
-    """What the tool loop calls before each model request."""
-
-    def __init__(self, manager: ContextManager, enabled: bool) -> None:
-        self._manager = manager
-        self._enabled = enabled
-        self.summary_model = manager.config.summary_model
-
-    def route(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> Any:
-        if not self._enabled:
-            return "fits"
-        return self._manager.route(messages, tools)
-
-    def prepare(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> Prepared:
-        if not self._enabled:
-            return Prepared(messages=messages, report=None)
-        return self._manager.prepare(messages, tools)
-
-    def emergency(
-        self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]
-    ) -> Prepared:
-        return self._manager.emergency(messages, tools)
-
-    def count(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> int:
-        counter = self._manager.counter
-        return counter.count_messages(messages) + counter.count_tools(tools)
+if TYPE_CHECKING:
+    from praisonlike.context.seam import AgentContextSeam
+    from praisonlike.llm.turn_spec import ContextSeam
 
 
 class ContextMixin:
     context_config: ContextConfig | None
-    _context_seams: dict[str, _ContextSeam]
+    _context_seams: dict[str, AgentContextSeam]
 
     def _context_for(self, model: str) -> ContextSeam:
         seam = self._context_seams.get(model)
         if seam is None:
+            from praisonlike.context.manager import ContextManager
+            from praisonlike.context.seam import AgentContextSeam
+
             config = self.context_config or ContextConfig()
-            seam = _ContextSeam(ContextManager(model, config), self.context_config is not None)
+            seam = AgentContextSeam(ContextManager(model, config), self.context_config is not None)
             self._context_seams[model] = seam
         return seam
+
+    def _forget_context(self) -> None:
+        """Drop the context managers, with the token counts they cached."""
+        self._context_seams.clear()

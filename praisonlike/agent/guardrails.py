@@ -25,7 +25,7 @@ from typing import Any
 
 from praisonlike.agent.structured_output import extract_json_text
 from praisonlike.errors import GuardrailError
-from praisonlike.llm.turn_spec import Accept, AnswerCheck, Ask, Revise
+from praisonlike.llm.answer_checks import Accept, AnswerCheck, Ask, Revise
 
 JUDGE_INSTRUCTIONS = (
     "You check an assistant's answer against a rule. Reply with only a JSON object "

@@ -14,7 +14,6 @@ Uses from ``self``: ``name``, ``session_id``, ``memory_config``, ``usage_tracker
 from __future__ import annotations
 
 import dataclasses
-import logging
 import threading
 import time
 from collections.abc import Mapping
@@ -22,19 +21,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from praisonlike.events import ErrorEvent, LLMResponse
-from praisonlike.llm.config import LLMConfig
-from praisonlike.llm.protocol import CallModel
-from praisonlike.llm.usage import UsageTracker
-from praisonlike.result import RunResult, TerminationReason
+from praisonlike.log import get_logger
+from praisonlike.run_enums import TerminationReason
 
 if TYPE_CHECKING:
     from praisonlike.agent.turn import Turn
+    from praisonlike.llm.config import LLMConfig
     from praisonlike.llm.tool_loop import TurnOutcome
+    from praisonlike.llm.usage import UsageTracker
     from praisonlike.memory.store import SessionStore
+    from praisonlike.result import RunResult
     from praisonlike.tools.registry import ToolRegistry
 
-logger = logging.getLogger("praisonlike.memory")
 
 SUMMARY_INSTRUCTIONS = (
     "You maintain the long-term memory of a conversation between a user and an assistant. "
@@ -219,8 +217,10 @@ class MemoryMixin:
                 f"User: {query}\nAssistant: {answer}",
             },
         ]
+        from praisonlike.events import ErrorEvent, LLMResponse
         from praisonlike.llm.model_call import complete
         from praisonlike.llm.pricing import usage_with_cost
+        from praisonlike.llm.protocol import CallModel
 
         try:
             reply = complete(
@@ -246,7 +246,7 @@ class MemoryMixin:
                 )
             )
         except Exception as exc:
-            logger.warning("long-term summary update failed: %s", exc)
+            get_logger("praisonlike.memory").warning("long-term summary update failed: %s", exc)
             self._notify(
                 ErrorEvent(
                     run_id=run_id,

@@ -10,11 +10,10 @@ Uses from ``self``: ``verbose``, ``tracing``, ``on_event``, ``_observer_cache``.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import Any
 
-logger = logging.getLogger("praisonlike")
+from praisonlike.log import get_logger
 
 Observer = Callable[[Any], None]
 
@@ -48,4 +47,4 @@ class ObserversMixin:
             try:
                 observer(event)
             except Exception:
-                logger.exception("an event observer failed")
+                get_logger().exception("an event observer failed")

@@ -17,8 +17,7 @@ from collections.abc import Generator
 from typing import Any
 
 from praisonlike.agent.structured_output import extract_json_text
-from praisonlike.events import ReflectionEvent
-from praisonlike.llm.turn_spec import Accept, AnswerCheck, Ask, Revise
+from praisonlike.llm.answer_checks import Accept, AnswerCheck, Ask, Revise
 
 REFLECT_INSTRUCTIONS = (
     "Rate the assistant's answer to the user's request. Reply with only a JSON object "
@@ -46,6 +45,8 @@ class ReflectionMixin:
     def _reflection_check(self, prompt: str, run_id: str) -> AnswerCheck | None:
         if not self.self_reflect:
             return None
+        from praisonlike.events import ReflectionEvent
+
         rounds = [0]
         minimum, maximum = self.min_reflect, self.max_reflect
 

@@ -15,12 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from praisonlike.events import SkillInvoked
-from praisonlike.tools.function_tool import FunctionTool, function_tool
 from praisonlike.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from praisonlike.skills import SkillSet
+    from praisonlike.tools.python_tool import FunctionTool
 
 LOAD_SKILL_TOOL = "load_skill"
 
@@ -62,6 +61,7 @@ class SkillMixin:
         """(prompt the model sees, skill name, events, allowed tools)."""
         if not self.skill_folders or not prompt.lstrip().startswith("/"):
             return prompt, None, [], None
+        from praisonlike.events import SkillInvoked
         from praisonlike.skills import render_skill
 
         invocation = self.skills.parse_invocation(prompt)
@@ -84,6 +84,8 @@ class SkillMixin:
         return combined
 
     def _load_skill_tool(self) -> FunctionTool:
+        from praisonlike.tools.python_tool import function_tool
+
         skills = self.skills
 
         def load_skill(name: str) -> str:

@@ -14,13 +14,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any
 
 from praisonlike.errors import ConfigurationError, OutputValidationError
-from praisonlike.llm.capabilities import ModelFeatures
-from praisonlike.llm.turn_spec import Accept, AnswerCheck, Ask, Revise
+from praisonlike.llm.answer_checks import Accept, AnswerCheck, Ask, Revise
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
+
+    from praisonlike.llm.capabilities import ModelFeatures
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
@@ -51,6 +53,8 @@ class OutputSpec:
         """The validated output; raises ValueError with readable errors."""
         raw = extract_json_text(answer)
         if self.model is not None:
+            from pydantic import ValidationError
+
             try:
                 return self.model.model_validate_json(raw)
             except ValidationError as exc:
@@ -87,6 +91,8 @@ def output_spec(output_pydantic: Any, output_json: Any) -> OutputSpec | None:
     if output_pydantic is not None and output_json is not None:
         raise ConfigurationError("pass output_pydantic or output_json, not both")
     if output_pydantic is not None:
+        from pydantic import BaseModel
+
         if not (isinstance(output_pydantic, type) and issubclass(output_pydantic, BaseModel)):
             raise ConfigurationError("output_pydantic must be a pydantic BaseModel subclass")
         return OutputSpec(

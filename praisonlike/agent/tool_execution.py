@@ -6,13 +6,15 @@ Uses from ``self``: ``_tool_registry``, ``execution``, ``deps``, ``approval``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from praisonlike.cancellation import CancelToken
-from praisonlike.hooks import HookRunner
-from praisonlike.llm.config import ExecutionConfig
-from praisonlike.tools.executor import Approver, TurnTools
 from praisonlike.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from praisonlike.cancellation import CancelToken
+    from praisonlike.hooks import HookRunner
+    from praisonlike.llm.config import ExecutionConfig
+    from praisonlike.tools.executor import Approver, TurnTools
 
 
 class ToolExecutionMixin:
@@ -41,6 +43,8 @@ class ToolExecutionMixin:
         deps: Any,
         cancel: CancelToken | None,
     ) -> TurnTools:
+        from praisonlike.tools.executor import TurnTools
+
         return TurnTools(
             registry,
             run_id=run_id,

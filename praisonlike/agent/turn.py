@@ -12,35 +12,29 @@ Uses from ``self``: ``name``, ``max_iterations``, ``execution``, ``usage_tracker
 from __future__ import annotations
 
 import dataclasses
-import logging
 import threading
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from praisonlike.cancellation import CancelToken
 from praisonlike.errors import InvalidInputError, UnsupportedInputError
-from praisonlike.events import RunStarted
-from praisonlike.hooks import HookRunner
-from praisonlike.llm.accounting import RunAccounting
-from praisonlike.llm.capabilities import ModelFeatures, model_features
-from praisonlike.llm.config import ExecutionConfig, LLMConfig
-from praisonlike.llm.dispatcher import Dispatcher
-from praisonlike.llm.turn_spec import (
-    AnswerCheck,
-    ContextSeam,
-    TurnOutcome,
-    TurnSpec,
-    chain_checks,
-)
-from praisonlike.llm.usage import UsageTracker
-from praisonlike.result import RunResult, ToolMode
-from praisonlike.tools.executor import TurnTools
-from praisonlike.tools.registry import ToolRegistry
+from praisonlike.log import get_logger
+from praisonlike.run_enums import ToolMode
 
-logger = logging.getLogger("praisonlike")
+if TYPE_CHECKING:
+    from praisonlike.events import RunStarted
+    from praisonlike.hooks import HookRunner
+    from praisonlike.llm.answer_checks import AnswerCheck
+    from praisonlike.llm.capabilities import ModelFeatures
+    from praisonlike.llm.config import ExecutionConfig, LLMConfig
+    from praisonlike.llm.dispatcher import Dispatcher
+    from praisonlike.llm.turn_spec import ContextSeam, TurnOutcome
+    from praisonlike.llm.usage import UsageTracker
+    from praisonlike.result import RunResult
+    from praisonlike.tools.executor import TurnTools
+    from praisonlike.tools.registry import ToolRegistry
 
 
 @dataclass
@@ -61,7 +55,7 @@ class Turn:
             try:
                 observer(event)
             except Exception:
-                logger.exception("an event observer failed on %s", event.type)
+                get_logger().exception("an event observer failed on %s", event.type)
         return event
 
     def events(self) -> Iterator[Any]:
@@ -197,6 +191,8 @@ class TurnMixin:
 
     def features(self) -> ModelFeatures:
         """What the agent's model can do (tool calls, vision, ...), per LiteLLM's map."""
+        from praisonlike.llm.capabilities import model_features
+
         primary = self._primary_llm()
         return model_features(primary.model, primary.features)
 
@@ -216,6 +212,14 @@ class TurnMixin:
             self._remote_cancel(reason)
 
     def _open_turn(self, prompt: Any, *, stream: bool, options: dict[str, Any]) -> Turn:
+        import uuid
+
+        from praisonlike.events import RunStarted
+        from praisonlike.llm.accounting import RunAccounting
+        from praisonlike.llm.answer_checks import chain_checks
+        from praisonlike.llm.dispatcher import Dispatcher
+        from praisonlike.llm.turn_spec import TurnSpec
+
         prompt = check_prompt(prompt)
         self._prepare_session()
         query = prompt

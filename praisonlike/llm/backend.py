@@ -12,8 +12,14 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
+import time
 from pathlib import Path
 from types import ModuleType
+
+WARMUP_DELAY = 0.05
+"""Seconds the warmup thread waits before importing, so it does not compete for
+the GIL with the start-up code that follows ``Agent()`` (a ``chat()`` in that
+time imports LiteLLM itself, on its own thread, losing nothing)."""
 
 NO_WARMUP_ENV = "PRAISONLIKE_NO_WARMUP"
 """Set to 1 (or true, yes, on) to keep :func:`warmup` from starting its thread."""
@@ -76,8 +82,9 @@ def warmup_disabled() -> bool:
 def warmup() -> None:
     """Start importing LiteLLM on a background thread; returns at once.
 
-    A program that builds its agent and then does other work pays little of
-    LiteLLM's multi-second import at the first ``chat()``. Idempotent. Does
+    The thread waits :data:`WARMUP_DELAY` before importing. A program that
+    builds its agent and then does other work pays little of LiteLLM's
+    multi-second import at the first ``chat()``. Idempotent. Does
     nothing when ``PRAISONLIKE_NO_WARMUP=1``: LiteLLM is then imported by the
     first model call, on the caller's thread.
     """
@@ -87,6 +94,11 @@ def warmup() -> None:
     with _lock:
         if _warmup_thread is None:
             _warmup_thread = threading.Thread(
-                target=load_litellm, name="praisonlike-warmup", daemon=True
+                target=_delayed_load, name="praisonlike-warmup", daemon=True
             )
             _warmup_thread.start()
+
+
+def _delayed_load() -> None:
+    time.sleep(WARMUP_DELAY)
+    load_litellm()

@@ -89,9 +89,7 @@ class LLMConfig:
         set_field(self, "api_key", _as_secret(self.api_key))
         if isinstance(self.model, str):
             set_field(self, "model", self.model.strip())
-        if isinstance(self.fallback_models, Sequence) and not isinstance(
-            self.fallback_models, str
-        ):
+        if isinstance(self.fallback_models, Sequence) and not isinstance(self.fallback_models, str):
             set_field(self, "fallback_models", tuple(self.fallback_models))
         if isinstance(self.extra, Mapping):
             set_field(self, "extra", dict(self.extra))

@@ -19,11 +19,12 @@ from typing import Any
 from praisonlike.errors import PraisonlikeError, RunCancelled, RunTimeout
 from praisonlike.events import ErrorEvent, RunFinished, ToolCallEvent, ToolResultEvent
 from praisonlike.hooks import HookEvent
+from praisonlike.llm.answer_checks import Accept, Revise, run_check
 from praisonlike.llm.model_round import HookAnswered, ModelRounds, Stop, deadline_error
 from praisonlike.llm.protocol import ModelReply, RunTools, ToolCall, ToolOutcome
 from praisonlike.llm.react import is_whole_answer_a_call, parse_text_tool_calls, unoffered_calls
 from praisonlike.llm.react_prompt import observation_message
-from praisonlike.llm.turn_spec import Accept, Revise, TurnOutcome, TurnSpec, run_check
+from praisonlike.llm.turn_spec import TurnOutcome, TurnSpec
 from praisonlike.result import RunResult, TerminationReason, ToolCallRecord, ToolMode
 
 FINAL_ANSWER_PROMPT = (

@@ -28,7 +28,7 @@ from praisonlike.errors import ConfigurationError, HookError, ToolError
 from praisonlike.hooks import HookContext, HookEvent, HookResult, HookRunner
 from praisonlike.llm.protocol import ToolCall, ToolOutcome
 from praisonlike.tools.async_bridge import in_worker_thread, start_in_thread, submit_coroutine
-from praisonlike.tools.function_tool import ToolArgumentError
+from praisonlike.tools.python_tool import ToolArgumentError
 from praisonlike.tools.registry import ToolRegistry
 from praisonlike.tools.results import (
     DEFAULT_RESULT_LIMIT,

@@ -8,8 +8,8 @@ from typing import Any
 
 from praisonlike.errors import ConfigurationError, ToolError
 from praisonlike.tools.arguments import argument_problems_error, parse_arguments
+from praisonlike.tools.callables import check_timeout, check_tool_name, is_async_callable
 from praisonlike.tools.run_context import RunContext
-from praisonlike.tools.schema import check_timeout, check_tool_name, is_async_callable
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -30,7 +30,7 @@ class RawTool:
     to the caller's dict have no effect. Without ``handler`` the tool can be
     offered to the model but :meth:`call` raises.
 
-    Attributes are those of :class:`~praisonlike.tools.function_tool.FunctionTool`:
+    Attributes are those of :class:`~praisonlike.tools.python_tool.FunctionTool`:
     ``name``, ``description``, ``parameters``, ``is_async``, ``requires_approval``,
     ``parallel_safe``, ``timeout``; plus ``handler``.
 

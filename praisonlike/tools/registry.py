@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from praisonlike.errors import ConfigurationError
-from praisonlike.tools.function_tool import AnyTool, as_tool
+
+if TYPE_CHECKING:
+    from praisonlike.tools.python_tool import AnyTool
 
 
 @runtime_checkable
@@ -26,7 +28,7 @@ def _is_provider(entry: Any) -> bool:
 class ToolRegistry:
     """Tools by name, offered in a deterministic order (sorted by name).
 
-    Every entry goes through :func:`~praisonlike.tools.function_tool.as_tool`,
+    Every entry goes through :func:`~praisonlike.tools.python_tool.as_tool`,
     except a :class:`ToolProvider` (an object with ``as_tools()``): it is
     expanded into its tools on the first lookup (``names``, ``get``,
     ``schemas``, ``len``, ``in``, iteration), not at construction, so building
@@ -58,6 +60,8 @@ class ToolRegistry:
         Raises:
             ConfigurationError: a tool with the same name is already registered.
         """
+        from praisonlike.tools.python_tool import as_tool
+
         normalised = as_tool(entry)
         if normalised.name in self._tools:
             raise ConfigurationError(

@@ -1,9 +1,12 @@
 """Performance guarantees that can be checked without timing anything.
 
 * ``import praisonlike`` and ``Agent(...)`` import none of the heavy
-  dependencies (checked in a fresh interpreter with the background warmup
+  dependencies, nor pydantic, asyncio or logging, which alone would spend
+  the import budget (checked in a fresh interpreter with the background warmup
   disabled by ``PRAISONLIKE_NO_WARMUP=1``, so only the constructor's own
   imports are seen); the warmup itself still starts by default.
+* A warning logged by praisonlike before the user configures logging is not
+  printed (the ``praisonlike`` logger gets its NullHandler when first used).
 * Turns reuse HTTP connections: many turns through a counting TCP proxy in
   front of LocalLLMServer open at most a couple of connections.
 * Repeated turns with ``clear_history()`` between them retain no objects
@@ -15,12 +18,15 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import json
 import os
+import pkgutil
 import socket
 import subprocess
 import sys
 import threading
+import types
 from collections import Counter
 from collections.abc import Iterator
 
@@ -30,7 +36,17 @@ from praisonlike import Agent
 from praisonlike.events import RunFinished
 from praisonlike.testing import Call, LocalLLMServer, RecordedRequest, Text, ToolCalls
 
-HEAVY = ("litellm", "openai", "httpx", "rich", "tiktoken")
+HEAVY = (
+    "litellm",
+    "openai",
+    "httpx",
+    "rich",
+    "tiktoken",
+    "sqlite3",
+    "pydantic",
+    "asyncio",
+    "logging",
+)
 TOOL_PROMPT = "add 2 and 3"
 
 
@@ -68,7 +84,6 @@ def _loaded_after(code: str, **env: str) -> list[str]:
 
 AGENT_WITH_TOOL = """
 from praisonlike import Agent
-from praisonlike.events import RunFinished
 
 def add(a: int, b: int) -> int:
     \"\"\"Add two integers.\"\"\"
@@ -89,6 +104,33 @@ Agent(instructions="x", llm="openai/gpt-4o-mini", tools=[add])
 )
 def test_importing_and_constructing_loads_no_heavy_module(code: str) -> None:
     assert _loaded_after(code, PRAISONLIKE_NO_WARMUP="1") == []
+
+
+FAIL_OPEN_HOOK = """
+from praisonlike import Agent, HookEvent
+from praisonlike.testing import LocalLLMServer, Text
+
+def broken(ctx):
+    raise RuntimeError("hook bug")
+
+with LocalLLMServer([Text("fine")]) as server:
+    agent = Agent(instructions="x", llm=server.llm_config())
+    agent.on(HookEvent.AFTER_LLM, fail_open=True)(broken)
+    print(agent.chat("hi"))
+"""
+
+
+def test_a_fail_open_hook_warning_prints_nothing_by_default() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", FAIL_OPEN_HOOK],
+        env={**os.environ, "PRAISONLIKE_NO_WARMUP": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "fine"
+    assert "hook bug" not in result.stderr and "fail_open" not in result.stderr
 
 
 def test_no_warmup_env_keeps_the_warmup_thread_from_starting() -> None:
@@ -290,3 +332,17 @@ async def test_async_turns_with_cleared_history_retain_no_objects() -> None:
         at_400 = _census()
     grown = _grown(at_100, at_400, TIMER_TYPES)
     assert sum(grown.values()) < 60, grown
+
+
+@pytest.mark.parametrize("package", ["praisonlike", "praisonlike.tools", "praisonlike.context"])
+def test_lazily_exported_names_are_not_shadowed_by_submodules(package: str) -> None:
+    namespace = importlib.import_module(package)
+    for info in pkgutil.iter_modules(namespace.__path__):
+        if info.name == "__main__":
+            continue
+        with contextlib.suppress(ImportError):
+            importlib.import_module(f"{package}.{info.name}")
+    for name in namespace.__all__:
+        value = getattr(namespace, name)
+        assert not isinstance(value, types.ModuleType), f"{package}.{name} is a module"
+        assert name in dir(namespace)

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 from typing import TYPE_CHECKING, Any
 
 from praisonlike.errors import ToolError
+from praisonlike.log import get_logger
 from praisonlike.tools.mcp.server_spec import ServerSpec, new_client
 
 if TYPE_CHECKING:
     from mcp import Client
     from mcp_types import CallToolResult, Tool
 
-logger = logging.getLogger(__name__)
 
 _CLOSE_TIMEOUT = 10.0
 _MAX_PAGES = 100
@@ -120,7 +119,9 @@ class Connection:
             if not ready.done():
                 ready.set_exception(exc)
             else:
-                logger.debug("MCP session with %s ended: %s", self.spec.label, describe(exc))
+                get_logger(__name__).debug(
+                    "MCP session with %s ended: %s", self.spec.label, describe(exc)
+                )
         finally:
             self._client = None
             if not ready.done():
@@ -177,4 +178,6 @@ class Connection:
             if not task.cancelled():
                 raise
         except Exception as exc:
-            logger.debug("closing MCP session with %s: %s", self.spec.label, describe(exc))
+            get_logger(__name__).debug(
+                "closing MCP session with %s: %s", self.spec.label, describe(exc)
+            )

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from praisonlike.errors import ConfigurationError, ToolError
 from praisonlike.tools.async_bridge import submit_coroutine
+from praisonlike.tools.callables import check_timeout
 from praisonlike.tools.mcp.connection import Connection, MCPServerError, describe
 from praisonlike.tools.mcp.content import result_text
 from praisonlike.tools.mcp.server_spec import server_spec
 from praisonlike.tools.raw_tool import RawTool
-from praisonlike.tools.schema import check_timeout
 
 if TYPE_CHECKING:
     from mcp_types import Tool

@@ -6,20 +6,21 @@ import functools
 import inspect
 import types
 from collections.abc import Callable, Mapping
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from praisonlike.tools.arguments import ToolArgumentError, parse_arguments
-from praisonlike.tools.docstrings import parse_docstring
-from praisonlike.tools.raw_tool import RawTool
-from praisonlike.tools.run_context import RunContext
-from praisonlike.tools.schema import (
-    ArgumentSchema,
-    build_argument_schema,
+from praisonlike.tools.callables import (
     caller_local_names,
     check_timeout,
     check_tool_name,
     is_async_callable,
 )
+from praisonlike.tools.docstrings import parse_docstring
+from praisonlike.tools.raw_tool import RawTool
+from praisonlike.tools.run_context import RunContext
+
+if TYPE_CHECKING:
+    from praisonlike.tools.schema import ArgumentSchema
 
 __all__ = ["AnyTool", "FunctionTool", "ToolArgumentError", "as_tool", "function_tool", "tool"]
 
@@ -74,6 +75,8 @@ class FunctionTool:
 
     @functools.cached_property
     def _arguments(self) -> ArgumentSchema:
+        from praisonlike.tools.schema import build_argument_schema
+
         return build_argument_schema(
             self.func,
             tool_name=self.name,
