@@ -9,6 +9,7 @@ banner on errors is switched off.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import threading
@@ -82,7 +83,8 @@ def warmup_disabled() -> bool:
 def warmup() -> None:
     """Start importing LiteLLM on a background thread; returns at once.
 
-    The thread waits :data:`WARMUP_DELAY` before importing. A program that
+    The thread waits :data:`WARMUP_DELAY`, imports praisonlike's own turn
+    machinery (:data:`TURN_MODULES`), then LiteLLM. A program that
     builds its agent and then does other work pays little of LiteLLM's
     multi-second import at the first ``chat()``. Idempotent. Does
     nothing when ``PRAISONLIKE_NO_WARMUP=1``: LiteLLM is then imported by the
@@ -99,6 +101,20 @@ def warmup() -> None:
             _warmup_thread.start()
 
 
+TURN_MODULES = (
+    "praisonlike.events",
+    "praisonlike.llm.dispatcher",
+    "praisonlike.context.manager",
+    "praisonlike.context.seam",
+    "praisonlike.tools.executor",
+    "praisonlike.tools.schema",
+)
+"""What the first turn imports besides LiteLLM (pydantic and the event models among
+them); the warmup thread imports these first."""
+
+
 def _delayed_load() -> None:
     time.sleep(WARMUP_DELAY)
+    for name in TURN_MODULES:
+        importlib.import_module(name)
     load_litellm()

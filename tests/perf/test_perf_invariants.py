@@ -146,7 +146,8 @@ def test_warmup_runs_by_default_and_loads_litellm() -> None:
         "import sys\nfrom praisonlike import Agent\nfrom praisonlike.llm import backend\n"
         "Agent(instructions='x')\nthread = backend._warmup_thread\n"
         "assert thread is not None and thread.name == 'praisonlike-warmup'\n"
-        "thread.join(120)\nprint(backend.is_loaded() and 'litellm' in sys.modules)"
+        "thread.join(120)\nprint(backend.is_loaded() and 'litellm' in sys.modules\n"
+        "      and all(name in sys.modules for name in backend.TURN_MODULES))"
     )
     env = {k: v for k, v in os.environ.items() if k != "PRAISONLIKE_NO_WARMUP"}
     result = subprocess.run(
