@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from praisonlike.config_checks import is_int, is_number
 from praisonlike.errors import ConfigurationError
 
 StrategyName = Literal["truncate", "sliding_window", "drop_oldest_tools", "summarise"]
@@ -51,18 +52,10 @@ class ContextConfig:
             raise ConfigurationError("invalid ContextConfig: " + "; ".join(problems))
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_ratio(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _problems(config: ContextConfig) -> list[str]:
     problems: list[str] = []
     ratios = {"trigger": config.trigger, "target": config.target, "hard_cap": config.hard_cap}
-    bad = [name for name, value in ratios.items() if not _is_ratio(value)]
+    bad = [name for name, value in ratios.items() if not is_number(value)]
     if bad:
         problems.append(f"{', '.join(bad)} must be numbers")
     elif not 0 < config.target < config.trigger <= config.hard_cap <= 1:
@@ -70,23 +63,23 @@ def _problems(config: ContextConfig) -> list[str]:
             "ratios must satisfy 0 < target < trigger <= hard_cap <= 1, got "
             f"target={config.target}, trigger={config.trigger}, hard_cap={config.hard_cap}"
         )
-    if not _is_int(config.keep_last_turns) or config.keep_last_turns < 1:
+    if not is_int(config.keep_last_turns) or config.keep_last_turns < 1:
         problems.append(f"keep_last_turns must be an int >= 1, got {config.keep_last_turns!r}")
     if config.strategy not in STRATEGIES:
         problems.append(f"strategy must be one of {', '.join(STRATEGIES)}, got {config.strategy!r}")
     limit = config.tool_output_limit
-    if not _is_int(limit) or limit < MIN_TOOL_OUTPUT_LIMIT:
+    if not is_int(limit) or limit < MIN_TOOL_OUTPUT_LIMIT:
         problems.append(
             f"tool_output_limit must be an int >= {MIN_TOOL_OUTPUT_LIMIT} characters, got {limit!r}"
         )
     reserve = config.reserve_output_tokens
-    if not _is_int(reserve) or reserve < 0:
+    if not is_int(reserve) or reserve < 0:
         problems.append(f"reserve_output_tokens must be an int >= 0, got {reserve!r}")
     window = config.max_context_tokens
     if window is not None:
-        if not _is_int(window) or window <= 0:
+        if not is_int(window) or window <= 0:
             problems.append(f"max_context_tokens must be a positive int or None, got {window!r}")
-        elif _is_int(reserve) and reserve >= window:
+        elif is_int(reserve) and reserve >= window:
             problems.append(
                 f"reserve_output_tokens ({reserve}) must be smaller than "
                 f"max_context_tokens ({window})"

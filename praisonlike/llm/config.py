@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
+from praisonlike.config_checks import is_int, is_number
 from praisonlike.errors import ConfigurationError
 
 BudgetAction = Literal["stop", "warn"] | Callable[[float, float], bool]
@@ -43,14 +44,6 @@ class Secret:
 
     def __hash__(self) -> int:
         return hash(self._value)
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _as_secret(value: object) -> Secret | None:
@@ -135,11 +128,11 @@ def _llm_problems(config: LLMConfig) -> list[str]:
         problems.append("model must be a non-empty LiteLLM model string")
     if config.api_base is not None and not isinstance(config.api_base, str):
         problems.append(f"api_base must be a str or None, got {config.api_base!r}")
-    if config.temperature is not None and not _is_number(config.temperature):
+    if config.temperature is not None and not is_number(config.temperature):
         problems.append(f"temperature must be a number or None, got {config.temperature!r}")
-    if config.max_tokens is not None and not (_is_int(config.max_tokens) and config.max_tokens > 0):
+    if config.max_tokens is not None and not (is_int(config.max_tokens) and config.max_tokens > 0):
         problems.append(f"max_tokens must be a positive int or None, got {config.max_tokens!r}")
-    if config.timeout is not None and not (_is_number(config.timeout) and config.timeout > 0):
+    if config.timeout is not None and not (is_number(config.timeout) and config.timeout > 0):
         problems.append(f"timeout must be a number > 0 or None, got {config.timeout!r}")
     fallbacks = config.fallback_models
     if not isinstance(fallbacks, tuple) or not all(
@@ -184,24 +177,24 @@ def _execution_problems(config: ExecutionConfig) -> list[str]:
     problems: list[str] = []
     for name in ("max_retries", "max_context_retries"):
         value = getattr(config, name)
-        if not (_is_int(value) and value >= 0):
+        if not (is_int(value) and value >= 0):
             problems.append(f"{name} must be an int >= 0, got {value!r}")
     for name in ("retry_base", "retry_max"):
         value = getattr(config, name)
-        if not (_is_number(value) and value >= 0):
+        if not (is_number(value) and value >= 0):
             problems.append(f"{name} must be a number >= 0, got {value!r}")
     for name in ("timeout", "tool_timeout", "max_execution_time"):
         value = getattr(config, name)
-        if value is not None and not (_is_number(value) and value > 0):
+        if value is not None and not (is_number(value) and value > 0):
             problems.append(f"{name} must be a number > 0 or None, got {value!r}")
     budget = config.max_budget
-    if budget is not None and not (_is_number(budget) and budget >= 0):
+    if budget is not None and not (is_number(budget) and budget >= 0):
         problems.append(f"max_budget must be a number >= 0 or None, got {budget!r}")
     tokens = config.max_tokens_per_run
-    if tokens is not None and not (_is_int(tokens) and tokens > 0):
+    if tokens is not None and not (is_int(tokens) and tokens > 0):
         problems.append(f"max_tokens_per_run must be a positive int or None, got {tokens!r}")
     limit = config.tool_result_limit
-    if limit is not None and not (_is_int(limit) and limit >= 64):
+    if limit is not None and not (is_int(limit) and limit >= 64):
         problems.append(f"tool_result_limit must be an int >= 64 or None, got {limit!r}")
     action = config.on_budget_exceeded
     if action not in ("stop", "warn") and not callable(action):

@@ -1,0 +1,13 @@
+"""Value checks shared by the configuration dataclasses (``bool`` is not a number here)."""
+
+from __future__ import annotations
+
+
+def is_int(value: object) -> bool:
+    """True for an ``int`` that is not a ``bool``."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: object) -> bool:
+    """True for an ``int`` or ``float`` that is not a ``bool``."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
