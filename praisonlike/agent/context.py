@@ -36,5 +36,6 @@ class ContextMixin:
         return seam
 
     def _forget_context(self) -> None:
-        """Drop the context managers, with the token counts they cached."""
-        self._context_seams.clear()
+        """Drop what the context managers remember of the cleared conversation."""
+        for seam in self._context_seams.values():
+            seam.forget_history()

@@ -178,6 +178,18 @@ class ContextManager:
         except Exception as exc:
             return _unchanged(messages, exc)
 
+    def forget_history(self, keep_counts: int = 64) -> None:
+        """Let go of what the manager remembers about past requests.
+
+        For a conversation that was cleared: the remembered history and
+        summary are dropped, and the token counter keeps only its
+        ``keep_counts`` most recently used message counts (the system prompt
+        among them). The model's window and the tool-schema counts are kept.
+        """
+        self._history.reset()
+        self._summaries.clear()
+        self.counter.trim(keep_counts)
+
     def _measure(self, message: Message) -> tuple[int, int]:
         limit = self.config.tool_output_limit
         oversize = role_of(message) == "tool" and text_length(message) > limit

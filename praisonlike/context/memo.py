@@ -58,6 +58,12 @@ class HistoryMemo:
                 self._snapshot.append(snapshot(message))
             return self._sums[len(messages)]
 
+    def reset(self) -> None:
+        """Forget the remembered list (the next call measures its whole list)."""
+        with self._lock:
+            self._snapshot = []
+            self._sums = [(0,) * self._width]
+
     def _common_prefix(self, messages: Sequence[Message]) -> int:
         """The length of the longest prefix ``messages`` shares with the snapshot.
 

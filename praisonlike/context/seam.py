@@ -36,6 +36,9 @@ class AgentContextSeam:
     ) -> Prepared:
         return self._manager.emergency(messages, tools)
 
+    def forget_history(self) -> None:
+        self._manager.forget_history()
+
     def count(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> int:
         counter = self._manager.counter
         return counter.count_messages(messages) + counter.count_tools(tools)

@@ -73,3 +73,8 @@ class SummaryCache:
         tokens = sum(counter.count_message(message) for message in covered)
         with self._lock:
             self._covered, self._text, self._tokens = copy, text, tokens
+
+    def clear(self) -> None:
+        """Forget the remembered summary."""
+        with self._lock:
+            self._covered, self._text, self._tokens = [], None, 0

@@ -134,6 +134,7 @@ class TokenCounter:
         self._cache: OrderedDict[Hashable, tuple[int, int]] = OrderedDict()
         self._cached_chars = 0
         self._tools_cache: OrderedDict[str, int] = OrderedDict()
+        self._role_tokens: dict[str, int] = {}
         self._lock = threading.RLock()
         self._hits = 0
         self._misses = 0
@@ -148,6 +149,17 @@ class TokenCounter:
         if not text:
             return 0
         return len(load_encoding(self.encoding_name).encode_ordinary(text))
+
+    def trim(self, keep: int) -> None:
+        """Forget all but the ``keep`` most recently used message counts.
+
+        For a cleared history: the counts of what every request repeats (the
+        system prompt) survive, the counts of the old conversation go.
+        """
+        with self._lock:
+            while len(self._cache) > max(0, keep):
+                _, (_, evicted_chars) = self._cache.popitem(last=False)
+                self._cached_chars -= evicted_chars
 
     def count_message(self, message: Message) -> int:
         """Tokens one message adds to a request (cached)."""
@@ -206,13 +218,21 @@ class TokenCounter:
             self._cached_chars -= evicted_chars
 
     def _count_uncached(self, message: Message) -> int:
-        tokens = MESSAGE_OVERHEAD + self.count_text(str(message.get("role") or ""))
+        tokens = MESSAGE_OVERHEAD + self._count_role(str(message.get("role") or ""))
         tokens += self._count_content(message.get("content"))
         name = message.get("name")
         if isinstance(name, str) and name:
             tokens += NAME_OVERHEAD + self.count_text(name)
         for call in message.get("tool_calls") or ():
             tokens += self._count_tool_call(call)
+        return tokens
+
+    def _count_role(self, role: str) -> int:
+        tokens = self._role_tokens.get(role)
+        if tokens is None:
+            tokens = self.count_text(role)
+            if len(self._role_tokens) < 64:
+                self._role_tokens[role] = tokens
         return tokens
 
     def _count_content(self, content: Any) -> int:

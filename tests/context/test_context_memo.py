@@ -65,3 +65,26 @@ def test_the_manager_notices_a_history_that_grew_in_place() -> None:
     assert manager.route(history) is Route.FITS
     history[1]["content"] = text(5000)
     assert manager.route(history) is Route.COMPACT
+
+
+def test_reset_measures_the_next_list_in_full() -> None:
+    record = Recorder()
+    memo = HistoryMemo(record, width=2)
+    history = simple_conversation(20)
+    expected = memo.totals(history)
+    memo.reset()
+    record.seen.clear()
+    assert memo.totals(history) == expected
+    assert record.seen == history
+
+
+def test_forget_history_keeps_the_routing_and_only_recent_counts() -> None:
+    counter = TokenCounter("gpt-4o-mini")
+    manager = ContextManager("gpt-4o-mini", ContextConfig(), counter=counter)
+    history = simple_conversation(40)
+    before = manager.route(history)
+    assert counter.stats.entries == len(history)
+    manager.forget_history(keep_counts=5)
+    assert counter.stats.entries == 5
+    assert manager.route(history) == before
+    assert counter.stats.entries == len(history)

@@ -149,7 +149,7 @@ def test_counting_a_long_history_twice_encodes_nothing_the_second_time() -> None
     assert counter.encoded == encoded
     new_turn = [*history, user("one more question")]
     assert counter.count_messages(new_turn) == first + counter.count_message(new_turn[-1])
-    assert counter.encoded == encoded + 2  # role and content of the one new message
+    assert counter.encoded == encoded + 1  # the new content: role counts are remembered
     assert counter.stats.hits >= 2 * len(history)
 
 
@@ -209,3 +209,19 @@ def test_concurrent_counting_agrees_with_sequential_counting() -> None:
     for thread in threads:
         thread.join(timeout=60)
     assert results == [expected] * 18
+
+
+def test_trim_keeps_only_the_most_recently_used_counts() -> None:
+    counter = TokenCounter("gpt-4o-mini")
+    system = {"role": "system", "content": "You are terse."}
+    old = [{"role": "user", "content": f"question {i}"} for i in range(50)]
+    counter.count_messages([system, *old])
+    counter.count_message(system)
+    counter.trim(1)
+    assert counter.stats.entries == 1
+    assert counter.stats.cached_chars == len("system") + len("You are terse.")
+    misses = counter.stats.misses
+    counter.count_message(system)
+    assert counter.stats.misses == misses
+    counter.count_message(old[0])
+    assert counter.stats.misses == misses + 1

@@ -290,25 +290,28 @@ def _grown(before: Counter[str], after: Counter[str], ignore: frozenset[str]) ->
     return {name: n for name, n in (after - before).items() if name not in ignore}
 
 
-def _turns(agent: Agent, count: int) -> None:
-    for index in range(count):
-        answer = agent.chat(TOOL_PROMPT if index % 20 == 0 else "hello")
+def _turns(agent: Agent, start: int, count: int, *, distinct: bool) -> None:
+    for index in range(start, start + count):
+        prompt = f"hello {index}" if distinct else "hello"
+        answer = agent.chat(TOOL_PROMPT if index % 20 == 0 else prompt)
         assert answer in ("5", "ok")
         agent.clear_history()
 
 
-def test_turns_with_cleared_history_retain_no_objects() -> None:
+@pytest.mark.parametrize("distinct", [False, True], ids=["same-prompt", "distinct-prompts"])
+def test_turns_with_cleared_history_retain_no_objects(distinct: bool) -> None:
     """1,500 turns may leave a few hundred objects of a model-call thread still finishing.
 
-    A leak of one object per turn would leave 1,500.
+    A leak of one object per turn would leave 1,500: with a different prompt
+    every turn, that is what caching each prompt's token count would keep.
     """
     with LocalLLMServer(default=_respond, max_recorded=0) as server:
         agent = Agent(
             instructions="You add numbers.", llm=server.llm_config("gpt-4o-mini"), tools=[add]
         )
-        _turns(agent, 500)
+        _turns(agent, 0, 500, distinct=distinct)
         at_500 = _census()
-        _turns(agent, 1500)
+        _turns(agent, 500, 1500, distinct=distinct)
         at_2000 = _census()
         assert server.request_count == 2000 + 100
     grown = _grown(at_500, at_2000, frozenset())
