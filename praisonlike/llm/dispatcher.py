@@ -38,6 +38,7 @@ class Dispatcher:
             self.hooks,
             cancel=self.spec.cancel,
             deadline=self.spec.deadline,
+            interruptible=self.spec.execution.interruptible_calls,
         )
         return iterate_sync(driver.drive(ToolLoop(self.spec).steps()), self._finish)
 

@@ -90,8 +90,10 @@ def _stopped(cancel: CancelToken | None, deadline: float | None) -> BaseExceptio
 class SyncDriver:
     """Performs the loop's commands with blocking calls; usable inside a running event loop.
 
-    With a cancel token, each model call (and its stream) runs on a daemon
-    thread, so cancellation abandons it at once; tools run in the caller's thread.
+    With a cancel token and ``interruptible`` (the default), each model call
+    (and its stream) runs on a daemon thread, so cancellation abandons it at
+    once; otherwise it runs in the caller's thread and cancellation is seen
+    when it returns. Tools run in the caller's thread.
     """
 
     def __init__(
@@ -102,12 +104,14 @@ class SyncDriver:
         *,
         cancel: CancelToken | None = None,
         deadline: float | None = None,
+        interruptible: bool = True,
     ) -> None:
         self._run_id = run_id
         self._tools = tools
         self._hooks = hooks
         self._cancel = cancel
         self._deadline = deadline
+        self._interruptible = interruptible
 
     def drive(self, steps: LoopSteps[T]) -> Generator[Any, None, T]:
         reply: Any = None
@@ -141,7 +145,7 @@ class SyncDriver:
             else:
                 yield response
 
-        if self._cancel is None:
+        if self._cancel is None or not self._interruptible:
             return produce()
         return iterate_cancellable(produce, self._cancel)
 

@@ -322,6 +322,34 @@ def test_cancel_while_waiting_for_a_slow_model(server: LocalLLMServer, way: str)
     assert_cancelled(agent, before)
 
 
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+@pytest.mark.parametrize("way", ["chat", "iter_stream"])
+def test_a_call_on_the_callers_thread_is_cancelled_when_it_returns(
+    server: LocalLLMServer, way: str
+) -> None:
+    """``interruptible_calls=False``: the call in flight is waited for (under
+    ``chat`` its usage is counted; a stream stops at its first chunk), and the
+    turn then ends cancelled, without running the tool or a second request."""
+    agent = make_agent(server, [add], interruptible_calls=False)
+    before = primed(agent, server)
+    server.add(Delay(0.5, ToolCalls([Call("add", {"a": 1, "b": 2})])))
+    server.add(Text("never sent"))
+    when(lambda: server.request_count == 1, agent.cancel)
+
+    with pytest.raises(RunCancelled):
+        run_turn(agent, way)
+
+    assert server.request_count == 1
+    assert_cancelled(agent, before)
+    result = agent.last_result
+    assert result is not None and not result.tool_calls
+    assert result.usage.requests == (1 if way == "chat" else 0)
+
+
 RETRY_AFTER = 5.0
 
 
