@@ -33,7 +33,7 @@ from plain import PlainTurn, capture_request, close_loop
 from report import machine, median, ms, p90, ratio, table, verdict
 from served import ANSWER, ServerProcess, add, median_round_trip, request_bodies, server_round_trip
 
-from praisonlike import Agent
+from praisonlike import Agent, ExecutionConfig
 
 PROMPT = "What is 1 + 2? Use the add tool."
 INSTRUCTIONS = "You are a calculator. Use the add tool for sums."
@@ -45,8 +45,9 @@ Sample = tuple[float, float]
 Runner = Callable[[], Sample]
 
 
-def make_agent(llm: dict[str, str]) -> Agent:
-    return Agent(instructions=INSTRUCTIONS, llm=llm, tools=[add])
+def make_agent(llm: dict[str, str], *, interruptible_calls: bool = True) -> Agent:
+    execution = ExecutionConfig(interruptible_calls=interruptible_calls)
+    return Agent(instructions=INSTRUCTIONS, llm=llm, tools=[add], execution=execution)
 
 
 def _check(answer: str) -> None:
@@ -54,23 +55,49 @@ def _check(answer: str) -> None:
         raise RuntimeError(f"unexpected answer {answer!r}")
 
 
+SETTLE_QUANTUM = 0.002
+SETTLE_LIMIT = 0.5
+
+
+def settle() -> None:
+    """Wait until this process stops using CPU (at most ``SETTLE_LIMIT`` seconds).
+
+    LiteLLM finishes each call's logging on a background thread after the call
+    returns (about 1 ms of CPU per call here, 4 ms with an 800-message
+    history). Without this wait that work would be charged to whatever is
+    measured next.
+    """
+    deadline = time.perf_counter() + SETTLE_LIMIT
+    while time.perf_counter() < deadline:
+        before = time.process_time()
+        time.sleep(SETTLE_QUANTUM)
+        if time.process_time() - before < SETTLE_QUANTUM / 20:
+            return
+
+
 def _timed(turn: Callable[[], str]) -> Sample:
+    """(wall, CPU) of ``turn()``; the CPU figure includes the background work it left."""
+    settle()
     wall, cpu = time.perf_counter(), time.process_time()
     answer = turn()
-    sample = time.perf_counter() - wall, time.process_time() - cpu
+    elapsed = time.perf_counter() - wall
+    settle()
+    sample = elapsed, time.process_time() - cpu
     _check(answer)
     return sample
 
 
 def _timed_async(loop: asyncio.AbstractEventLoop, turn: Callable[[], Awaitable[str]]) -> Sample:
-    async def measure() -> Sample:
+    async def measure() -> tuple[float, float, str]:
         wall, cpu = time.perf_counter(), time.process_time()
         answer = await turn()
-        sample = time.perf_counter() - wall, time.process_time() - cpu
-        _check(answer)
-        return sample
+        return time.perf_counter() - wall, cpu, answer
 
-    return loop.run_until_complete(measure())
+    settle()
+    elapsed, cpu, answer = loop.run_until_complete(measure())
+    settle()
+    _check(answer)
+    return elapsed, time.process_time() - cpu
 
 
 def _chat(agent: Agent, prompt: str) -> str:
@@ -91,6 +118,7 @@ def _runners(
     server: ServerProcess, plain: PlainTurn, loop: asyncio.AbstractEventLoop
 ) -> dict[str, Runner]:
     chat, achat, stream = (make_agent(server.llm_config()) for _ in range(3))
+    direct = make_agent(server.llm_config(), interruptible_calls=False)
 
     async def agent_achat() -> str:
         try:
@@ -100,6 +128,7 @@ def _runners(
 
     return {
         "agent.chat": lambda: _timed(_cleared(chat, lambda: str(chat.chat(PROMPT)))),
+        DIRECT_CHAT: lambda: _timed(_cleared(direct, lambda: str(direct.chat(PROMPT)))),
         "agent.achat": lambda: _timed_async(loop, agent_achat),
         "agent.iter_stream": lambda: _timed(
             _cleared(stream, lambda: "".join(stream.iter_stream(PROMPT)))
@@ -110,8 +139,11 @@ def _runners(
     }
 
 
+DIRECT_CHAT = "agent.chat, interruptible_calls=False"
+
 PAIRS = {
     "agent.chat": ("litellm.completion", "server"),
+    DIRECT_CHAT: ("litellm.completion", "server"),
     "agent.achat": ("litellm.acompletion", "server"),
     "agent.iter_stream": ("litellm.completion(stream)", "server(stream)"),
     "litellm.completion": (None, "server"),
@@ -227,8 +259,10 @@ def _minus(a: Sample, b: Sample) -> Sample:
     return a[0] - b[0], a[1] - b[1]
 
 
-def measure_growing(server: ServerProcess, plain: PlainTurn, turns: int, window: int) -> bool:
-    agent = make_agent(server.llm_config())
+def measure_growing(
+    server: ServerProcess, plain: PlainTurn, turns: int, window: int, *, interruptible_calls: bool
+) -> bool:
+    agent = make_agent(server.llm_config(), interruptible_calls=interruptible_calls)
     own: dict[int, Sample] = {}
     versus_plain: dict[int, Sample] = {}
     first, last = range(window), range(turns - window, turns)
@@ -243,27 +277,32 @@ def measure_growing(server: ServerProcess, plain: PlainTurn, turns: int, window:
                 messages = plain.messages_for(prompt, history)
                 versus_plain[index] = _minus(sample, _timed(partial(plain.run, messages)))
     rows, ok = [], True
-    for label, values in (
-        ("own time: the turn minus the time inside litellm.completion", own),
-        ("the turn minus plain LiteLLM replaying its two requests", versus_plain),
+    for label, values, judged in (
+        ("the turn minus plain LiteLLM replaying its two requests", versus_plain, True),
+        ("(not judged) the turn minus the time inside litellm.completion", own, False),
     ):
         for clock_name, part in (("wall", 0), ("cpu", 1)):
             at_first = median([values[i][part] for i in first])
             at_last = median([values[i][part] for i in last])
             growth = at_last / at_first if at_first > 0 else float("inf")
             passed = growth <= GROWTH_TARGET
-            ok = ok and passed
+            ok = ok and (passed or not judged)
             rows.append(
                 [
                     f"{label} ({clock_name})",
                     ms(at_first),
                     ms(at_last),
-                    f"{growth:.2f} {verdict(passed)}",
+                    f"{growth:.2f} {verdict(passed) if judged else ''}",
                 ]
             )
     print(
+        "The second measure also charges the agent with LiteLLM's own history-sized work "
+        "that runs outside litellm.completion (its logging thread, after the call returns)."
+    )
+    print(
         table(
-            f"One growing conversation, {turns} one-tool turns with history kept "
+            f"One growing conversation (interruptible_calls={interruptible_calls}), "
+            f"{turns} one-tool turns with history kept "
             f"({len(agent.chat_history)} messages at the end); medians of turns 1-{window} "
             f"and {turns - window + 1}-{turns}, ms per turn",
             ["overhead measure", "first turns", "last turns", "last / first"],
@@ -314,7 +353,11 @@ def main() -> None:
         print(f"server's own time for the two requests (bare http.client): {ms(bare)} ms")
         ok = measure_repeated(server, plain, args.turns, args.rounds)
         window = min(args.window, max(1, args.history_turns // 2))
-        ok = measure_growing(server, plain, args.history_turns, window) and ok
+        for interruptible_calls in (True, False):
+            grown = measure_growing(
+                server, plain, args.history_turns, window, interruptible_calls=interruptible_calls
+            )
+            ok = grown and ok
         if args.profile:
             profile_turns(server, args.turns)
     print(f"\noverhead targets: {verdict(ok)}")
