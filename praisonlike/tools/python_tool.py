@@ -16,7 +16,7 @@ from praisonlike.tools.callables import (
     is_async_callable,
 )
 from praisonlike.tools.docstrings import parse_docstring
-from praisonlike.tools.raw_tool import RawTool
+from praisonlike.tools.raw_tool import RawTool, openai_function_schema
 from praisonlike.tools.run_context import RunContext
 
 if TYPE_CHECKING:
@@ -100,14 +100,9 @@ class FunctionTool:
         Built once; the same dict is returned on every call, so do not mutate it.
         """
         if self._openai_schema is None:
-            self._openai_schema = {
-                "type": "function",
-                "function": {
-                    "name": self.name,
-                    "description": self.description,
-                    "parameters": self.parameters,
-                },
-            }
+            self._openai_schema = openai_function_schema(
+                self.name, self.description, self.parameters
+            )
         return self._openai_schema
 
     def validate(self, raw_arguments: str | Mapping[str, Any] | None) -> dict[str, Any]:

@@ -11,6 +11,17 @@ from praisonlike.tools.arguments import argument_problems_error, parse_arguments
 from praisonlike.tools.callables import check_timeout, check_tool_name, is_async_callable
 from praisonlike.tools.run_context import RunContext
 
+
+def openai_function_schema(
+    name: str, description: str, parameters: dict[str, Any]
+) -> dict[str, Any]:
+    """The OpenAI ``tools`` entry for one function."""
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": parameters},
+    }
+
+
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
     "integer": (int,),
@@ -69,14 +80,9 @@ class RawTool:
     def openai_schema(self) -> dict[str, Any]:
         """``{"type": "function", "function": {name, description, parameters}}``; built once."""
         if self._openai_schema is None:
-            self._openai_schema = {
-                "type": "function",
-                "function": {
-                    "name": self.name,
-                    "description": self.description,
-                    "parameters": self.parameters,
-                },
-            }
+            self._openai_schema = openai_function_schema(
+                self.name, self.description, self.parameters
+            )
         return self._openai_schema
 
     def validate(self, raw_arguments: str | Mapping[str, Any] | None) -> dict[str, Any]:
