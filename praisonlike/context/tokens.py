@@ -157,9 +157,7 @@ class TokenCounter:
         system prompt) survive, the counts of the old conversation go.
         """
         with self._lock:
-            while len(self._cache) > max(0, keep):
-                _, (_, evicted_chars) = self._cache.popitem(last=False)
-                self._cached_chars -= evicted_chars
+            self._evict(max(0, keep))
 
     def count_message(self, message: Message) -> int:
         """Tokens one message adds to a request (cached)."""
@@ -213,7 +211,11 @@ class TokenCounter:
             return
         self._cache[key] = (tokens, chars)
         self._cached_chars += chars
-        while len(self._cache) > self._cache_size or self._cached_chars > self._cache_chars:
+        self._evict(self._cache_size)
+
+    def _evict(self, entries: int) -> None:
+        """Drop the least recently used counts until within ``entries`` and ``cache_chars``."""
+        while len(self._cache) > entries or self._cached_chars > self._cache_chars:
             _, (_, evicted_chars) = self._cache.popitem(last=False)
             self._cached_chars -= evicted_chars
 
