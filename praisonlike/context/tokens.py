@@ -19,12 +19,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from praisonlike.context.encoding import count_tokens
 from praisonlike.context.messages import Message
-
-if TYPE_CHECKING:
-    from tiktoken import Encoding
 
 MESSAGE_OVERHEAD = 3
 NAME_OVERHEAD = 1
@@ -37,9 +35,6 @@ IMAGE_TOKENS_HIGH = 765
 _O200K_PREFIXES = ("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5")
 _O200K_FAMILIES = ("o1", "o3", "o4")
 _IMAGE_TYPES = frozenset({"image_url", "image", "input_image"})
-
-_encodings: dict[str, Encoding] = {}
-_encodings_lock = threading.Lock()
 
 
 def encoding_for_model(model: str) -> str:
@@ -54,28 +49,6 @@ def encoding_for_model(model: str) -> str:
         return "o200k_base"
     family = name.split("-", 1)[0]
     return "o200k_base" if family in _O200K_FAMILIES else "cl100k_base"
-
-
-def load_encoding(name: str) -> Encoding:
-    """The tiktoken encoding ``name``, loaded once per process (thread-safe).
-
-    Works offline: the environment is pointed at the encodings bundled with
-    LiteLLM before tiktoken is imported.
-    """
-    encoding = _encodings.get(name)
-    if encoding is not None:
-        return encoding
-    with _encodings_lock:
-        encoding = _encodings.get(name)
-        if encoding is None:
-            from praisonlike.llm.backend import prepare_environment
-
-            prepare_environment()
-            import tiktoken
-
-            encoding = tiktoken.get_encoding(name)
-            _encodings[name] = encoding
-    return encoding
 
 
 @dataclass(frozen=True)
@@ -148,7 +121,7 @@ class TokenCounter:
         """Tokens of a plain string (special tokens are counted as text)."""
         if not text:
             return 0
-        return len(load_encoding(self.encoding_name).encode_ordinary(text))
+        return count_tokens(self.encoding_name, text)
 
     def trim(self, keep: int) -> None:
         """Forget all but the ``keep`` most recently used message counts.

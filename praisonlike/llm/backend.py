@@ -108,6 +108,7 @@ TURN_MODULES = (
     "praisonlike.context.seam",
     "praisonlike.tools.executor",
     "praisonlike.tools.schema",
+    "regex",
 )
 """What the first turn imports besides LiteLLM (pydantic and the event models among
 them); the warmup thread imports these first."""

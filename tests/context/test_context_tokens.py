@@ -8,7 +8,7 @@ import pytest
 from context_factories import SEARCH_TOOL, assistant, text, tool_round, user
 
 from praisonlike.context import TokenCounter, encoding_for_model
-from praisonlike.context.tokens import load_encoding
+from praisonlike.context.encoding import load_encoding
 from praisonlike.llm.backend import prepare_environment
 
 
