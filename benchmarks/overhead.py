@@ -45,7 +45,7 @@ Sample = tuple[float, float]
 Runner = Callable[[], Sample]
 
 
-def make_agent(llm: dict[str, str], *, interruptible_calls: bool = True) -> Agent:
+def make_agent(llm: dict[str, str], *, interruptible_calls: bool = False) -> Agent:
     execution = ExecutionConfig(interruptible_calls=interruptible_calls)
     return Agent(instructions=INSTRUCTIONS, llm=llm, tools=[add], execution=execution)
 
@@ -118,7 +118,7 @@ def _runners(
     server: ServerProcess, plain: PlainTurn, loop: asyncio.AbstractEventLoop
 ) -> dict[str, Runner]:
     chat, achat, stream = (make_agent(server.llm_config()) for _ in range(3))
-    direct = make_agent(server.llm_config(), interruptible_calls=False)
+    interruptible = make_agent(server.llm_config(), interruptible_calls=True)
 
     async def agent_achat() -> str:
         try:
@@ -128,7 +128,9 @@ def _runners(
 
     return {
         "agent.chat": lambda: _timed(_cleared(chat, lambda: str(chat.chat(PROMPT)))),
-        DIRECT_CHAT: lambda: _timed(_cleared(direct, lambda: str(direct.chat(PROMPT)))),
+        INTERRUPTIBLE_CHAT: lambda: _timed(
+            _cleared(interruptible, lambda: str(interruptible.chat(PROMPT)))
+        ),
         "agent.achat": lambda: _timed_async(loop, agent_achat),
         "agent.iter_stream": lambda: _timed(
             _cleared(stream, lambda: "".join(stream.iter_stream(PROMPT)))
@@ -139,11 +141,11 @@ def _runners(
     }
 
 
-DIRECT_CHAT = "agent.chat, interruptible_calls=False"
+INTERRUPTIBLE_CHAT = "agent.chat, interruptible_calls=True"
 
 PAIRS = {
     "agent.chat": ("litellm.completion", "server"),
-    DIRECT_CHAT: ("litellm.completion", "server"),
+    INTERRUPTIBLE_CHAT: ("litellm.completion", "server"),
     "agent.achat": ("litellm.acompletion", "server"),
     "agent.iter_stream": ("litellm.completion(stream)", "server(stream)"),
     "litellm.completion": (None, "server"),
@@ -353,7 +355,7 @@ def main() -> None:
         print(f"server's own time for the two requests (bare http.client): {ms(bare)} ms")
         ok = measure_repeated(server, plain, args.turns, args.rounds)
         window = min(args.window, max(1, args.history_turns // 2))
-        for interruptible_calls in (True, False):
+        for interruptible_calls in (False, True):
             grown = measure_growing(
                 server, plain, args.history_turns, window, interruptible_calls=interruptible_calls
             )

@@ -18,7 +18,9 @@ class CancelToken:
 
     ``cancel()`` may be called from any thread. The run checks the token
     before each LLM call, between tool calls, between stream chunks and during
-    backoff sleeps, and abandons a pending LLM call at once. A running tool is
+    backoff sleeps. A pending LLM call is abandoned at once under ``achat``
+    (and under ``chat`` with ``ExecutionConfig(interruptible_calls=True)``);
+    otherwise the turn ends when the call returns. A running tool is
     abandoned at once under ``achat``; a sync tool under ``chat`` runs in the
     caller's thread, so the turn ends when it returns (a long tool can watch
     ``RunContext.cancel_token``).

@@ -12,6 +12,7 @@ from typing import Any
 from praisonlike.agent.agent import Agent
 from praisonlike.cli.failures import MODEL_HINT, CommandFailed, ExitCode
 from praisonlike.errors import ConfigurationError
+from praisonlike.llm.config import ExecutionConfig
 
 
 def load_tool(spec: str) -> Callable[..., Any]:
@@ -82,7 +83,8 @@ def build_agent(args: argparse.Namespace) -> Agent:
 
     Tools come from ``--tool``; skills from ``--skills-dir`` (the default skill
     folders otherwise); with ``--session`` the turns are kept in the session
-    store (``--store``, else the default database).
+    store (``--store``, else the default database). Its model calls are
+    interruptible, so Ctrl-C ends a turn at once, even mid-call.
     """
     tools: Sequence[Callable[..., Any]] = [load_tool(spec) for spec in args.tool]
     memory: Any = None
@@ -99,4 +101,5 @@ def build_agent(args: argparse.Namespace) -> Agent:
         session_id=args.session,
         memory=memory,
         skills=list(args.skills_dir) or True,
+        execution=ExecutionConfig(interruptible_calls=True),
     )

@@ -154,14 +154,15 @@ class ExecutionConfig:
     be ``>= 0``. ``on_budget_exceeded`` is ``"stop"``, ``"warn"`` or a
     callable ``(spent, limit) -> bool`` returning whether to go on.
 
-    ``interruptible_calls`` (default True) runs each model call of a sync
-    turn (``chat``, ``iter_stream``, ``stream_events``) on a worker thread, so
-    that ``agent.cancel()`` or a ``CancelToken`` ends the turn at once, even
-    while a call is waiting for the model. With False the call runs on the
-    caller's thread, which saves a few milliseconds per turn, and a
-    cancellation takes effect when the call in flight returns (or at the
-    next streamed chunk); ``timeout`` and ``max_execution_time`` still bound
-    the call, through its HTTP timeout. Async turns are always interruptible.
+    ``interruptible_calls`` (default False) decides where the model calls of
+    a sync turn (``chat``, ``iter_stream``, ``stream_events``) run. By default
+    they run on the caller's thread: a cancellation then takes effect when
+    the call in flight returns, or at the next streamed chunk, and
+    ``timeout`` and ``max_execution_time`` bound the call through its HTTP
+    timeout. With True each call runs on a worker thread, so that
+    ``agent.cancel()`` or a ``CancelToken`` ends the turn at once even while
+    a call is waiting for the model; the handoff costs a few milliseconds per
+    call. Async turns are always interruptible.
     """
 
     max_retries: int = 3
@@ -175,7 +176,7 @@ class ExecutionConfig:
     max_tokens_per_run: int | None = None
     max_context_retries: int = 2
     tool_result_limit: int | None = 100_000
-    interruptible_calls: bool = True
+    interruptible_calls: bool = False
 
     def __post_init__(self) -> None:
         problems = _execution_problems(self)

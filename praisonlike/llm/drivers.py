@@ -90,10 +90,11 @@ def _stopped(cancel: CancelToken | None, deadline: float | None) -> BaseExceptio
 class SyncDriver:
     """Performs the loop's commands with blocking calls; usable inside a running event loop.
 
-    With a cancel token and ``interruptible`` (the default), each model call
-    (and its stream) runs on a daemon thread, so cancellation abandons it at
-    once; otherwise it runs in the caller's thread and cancellation is seen
-    when it returns. Tools run in the caller's thread.
+    Model calls run in the caller's thread, and a cancellation is seen when
+    the call returns or at its next chunk. With a cancel token and
+    ``interruptible``, each call (and its stream) runs on a daemon thread
+    instead, so cancellation abandons it at once. Tools run in the caller's
+    thread.
     """
 
     def __init__(
@@ -104,7 +105,7 @@ class SyncDriver:
         *,
         cancel: CancelToken | None = None,
         deadline: float | None = None,
-        interruptible: bool = True,
+        interruptible: bool = False,
     ) -> None:
         self._run_id = run_id
         self._tools = tools

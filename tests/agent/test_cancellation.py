@@ -308,8 +308,10 @@ async def test_cancel_mid_astream(server: LocalLLMServer) -> None:
 
 
 @pytest.mark.parametrize("way", WAYS)
-def test_cancel_while_waiting_for_a_slow_model(server: LocalLLMServer, way: str) -> None:
-    agent = make_agent(server)
+def test_an_interruptible_call_is_abandoned_while_waiting_for_a_slow_model(
+    server: LocalLLMServer, way: str
+) -> None:
+    agent = make_agent(server, interruptible_calls=True)
     before = primed(agent, server)
     server.add(Delay(30, Text("too late")))
     when(lambda: server.request_count == 1, agent.cancel)
@@ -331,10 +333,10 @@ def add(a: int, b: int) -> int:
 def test_a_call_on_the_callers_thread_is_cancelled_when_it_returns(
     server: LocalLLMServer, way: str
 ) -> None:
-    """``interruptible_calls=False``: the call in flight is waited for (under
+    """By default (``interruptible_calls=False``) the call in flight is waited for (under
     ``chat`` its usage is counted; a stream stops at its first chunk), and the
     turn then ends cancelled, without running the tool or a second request."""
-    agent = make_agent(server, [add], interruptible_calls=False)
+    agent = make_agent(server, [add])
     before = primed(agent, server)
     server.add(Delay(0.5, ToolCalls([Call("add", {"a": 1, "b": 2})])))
     server.add(Text("never sent"))

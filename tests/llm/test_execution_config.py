@@ -6,9 +6,9 @@ from praisonlike import ExecutionConfig
 from praisonlike.errors import ConfigurationError
 
 
-def test_defaults_are_valid_and_interruptible() -> None:
+def test_defaults_are_valid_and_run_calls_on_the_callers_thread() -> None:
     config = ExecutionConfig()
-    assert config.interruptible_calls is True
+    assert config.interruptible_calls is False
     assert config.max_retries == 3
 
 
