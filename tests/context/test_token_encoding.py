@@ -1,4 +1,4 @@
-"""``count_tokens``: the same counts as tiktoken's ``encode_ordinary``, without giving up the GIL."""
+"""``count_tokens``: the counts of tiktoken's ``encode_ordinary``, without giving up the GIL."""
 
 from __future__ import annotations
 
