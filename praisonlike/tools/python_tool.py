@@ -75,9 +75,9 @@ class FunctionTool:
 
     @functools.cached_property
     def _arguments(self) -> ArgumentSchema:
-        from praisonlike.tools.schema import build_argument_schema
+        from praisonlike.tools.schema import argument_schema_for
 
-        return build_argument_schema(
+        return argument_schema_for(
             self.func,
             tool_name=self.name,
             descriptions=self._docstring.params,

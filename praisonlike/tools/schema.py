@@ -11,7 +11,9 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import threading
 import types
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Union, get_args, get_origin
@@ -114,6 +116,48 @@ class ArgumentSchema:
             for name, default in self._positional_only
         ]
         return func(*positional, **values)
+
+
+_known_schemas: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], ArgumentSchema]] = (
+    weakref.WeakKeyDictionary()
+)
+_known_schemas_lock = threading.Lock()
+
+
+def argument_schema_for(
+    func: Any,
+    *,
+    tool_name: str,
+    descriptions: Mapping[str, str],
+    local_names: Mapping[str, Any] | None = None,
+) -> ArgumentSchema:
+    """:func:`build_argument_schema`, built once per function while the function lives.
+
+    A program that builds an agent per conversation wraps the same functions
+    again and again; their schemas (a pydantic model each, about 1 ms to
+    build) are shared instead. Not remembered: a function whose annotations
+    need its caller's local names, and one that cannot be weakly referenced.
+    A function's signature is assumed not to change once it is offered as a tool.
+    """
+    if local_names:
+        return build_argument_schema(
+            func, tool_name=tool_name, descriptions=descriptions, local_names=local_names
+        )
+    key = (tool_name, tuple(sorted(descriptions.items())))
+    try:
+        with _known_schemas_lock:
+            known = _known_schemas.get(func, {}).get(key)
+    except TypeError:  # unhashable, or no weak reference possible
+        known = None
+    if known is not None:
+        return known
+    schema = build_argument_schema(func, tool_name=tool_name, descriptions=descriptions)
+    try:
+        with _known_schemas_lock:
+            _known_schemas.setdefault(func, {})[key] = schema
+    except TypeError:
+        pass
+    return schema
 
 
 def build_argument_schema(
