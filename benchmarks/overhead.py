@@ -7,15 +7,15 @@ rounds so drift on a noisy machine hits every mode alike. The server's own
 time (a bare ``http.client`` doing the same requests) is subtracted before
 taking ratios. History is cleared after every turn, so every turn is alike.
 
-Then one conversation grows for ``--history-turns`` turns with its history
-kept, and every turn is followed by plain LiteLLM replaying its requests; the
-turn minus the replay (and, not judged, the turn minus the time spent inside
-``litellm.completion``) is read at the first and the last turn from a robust
-line through all the turns.
+Then the same overhead (the agent's turn minus plain LiteLLM sending the same
+two requests) is compared between the history of turn 1 and that of turn
+``--history-turns`` of one conversation, restored with ``load_state`` before
+each of ``--growth-samples`` interleaved turns.
 
 Targets: ratio <= 1.10; the last turns within 1.2x of the first.
 
-    .venv/bin/python benchmarks/overhead.py [--turns 200] [--history-turns 200] [--profile]
+    .venv/bin/python benchmarks/overhead.py [--turns 200] [--history-turns 200]
+        [--growth-samples 60] [--profile]
 """
 
 from __future__ import annotations
@@ -28,10 +28,9 @@ import pstats
 import time
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Any
 
 from plain import PlainTurn, capture_request, close_loop
-from report import machine, median, ms, p90, ratio, table, theil_sen, verdict
+from report import machine, median, ms, p90, ratio, table, verdict
 from served import ANSWER, ServerProcess, add, median_round_trip, request_bodies, server_round_trip
 
 from praisonlike import Agent, ExecutionConfig
@@ -230,115 +229,81 @@ def measure_repeated(server: ServerProcess, plain: PlainTurn, turns: int, rounds
     return ok
 
 
-class _CompletionClock:
-    """Wraps ``litellm.completion`` to add up the wall and CPU time spent inside it."""
-
-    def __init__(self) -> None:
-        from praisonlike.llm.backend import load_litellm
-
-        self._litellm: Any = load_litellm()
-        self._original = self._litellm.completion
-        self.inside: Sample = (0.0, 0.0)
-
-    def __enter__(self) -> _CompletionClock:
-        original = self._original
-
-        def completion(*args: Any, **kwargs: Any) -> Any:
-            wall, cpu = time.perf_counter(), time.process_time()
-            try:
-                return original(*args, **kwargs)
-            finally:
-                spent = time.perf_counter() - wall, time.process_time() - cpu
-                self.inside = self.inside[0] + spent[0], self.inside[1] + spent[1]
-
-        self._litellm.completion = completion
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._litellm.completion = self._original
-
-
-def _minus(a: Sample, b: Sample) -> Sample:
-    return a[0] - b[0], a[1] - b[1]
-
-
-def measure_growing(
+def measure_growth(
     server: ServerProcess,
     plain: PlainTurn,
     turns: int,
-    window: int,
+    samples: int,
     *,
     interruptible_calls: bool = False,
 ) -> bool:
-    """Grow one conversation; judge the overhead at the last turn against the first.
+    """The overhead with the history of turn 1 and of turn ``turns``, judged against each other.
 
-    Only the default settings are judged; ``interruptible_calls=True`` is
-    reported beside them.
-
-    Every turn is followed by plain LiteLLM replaying its two requests. A
-    single difference is a few ms out of 20-60 ms of noisy turn time, so the
-    verdict is taken from a robust line (Theil-Sen) through all the turns'
-    differences, read at turn 1 and at the last turn; the medians of the
-    first and last ``window`` turns are shown beside it.
+    One conversation is grown for ``turns - 1`` turns (untimed) and kept with
+    ``save_state``. Then two agents take turns ``samples`` times: one with an
+    empty history (turn 1), one restored to the grown history before every
+    turn (turn ``turns``). Each turn is paired with plain LiteLLM sending the
+    same two requests, alternately before and after it. Every sample of a
+    length thus sees the same history, and drift hits both lengths alike.
+    Only the default settings are judged.
     """
-    agent = make_agent(server.llm_config(), interruptible_calls=interruptible_calls)
-    own: list[Sample] = []
-    versus_plain: list[Sample] = []
-    with _CompletionClock() as clock:
-        for index in range(turns):
-            prompt = f"Question {index + 1}: {PROMPT}"
-            history = agent.chat_history
-            clock.inside = (0.0, 0.0)
-            sample = _timed(partial(_chat, agent, prompt))
-            own.append(_minus(sample, clock.inside))
-            messages = plain.messages_for(prompt, history)
-            versus_plain.append(_minus(sample, _timed(partial(plain.run, messages))))
+    grower = make_agent(server.llm_config())
+    for index in range(turns - 1):
+        grower.chat(f"Question {index + 1}: {PROMPT}")
+    states = {1: make_agent(server.llm_config()).save_state(), turns: grower.save_state()}
+    agents = {
+        n: make_agent(server.llm_config(), interruptible_calls=interruptible_calls) for n in states
+    }
+    runs: dict[int, list[tuple[Sample, Sample]]] = {n: [] for n in states}
+    for sample in range(samples):
+        for n in sorted(states, reverse=sample % 2 == 1):
+            agent = agents[n]
+            agent.load_state(states[n])
+            prompt = f"Question {n}.{sample}: {PROMPT}"
+            messages = plain.messages_for(prompt, agent.chat_history)
+            if sample % 2:
+                replay = _timed(partial(plain.run, messages))
+                turn = _timed(partial(_chat, agent, prompt))
+            else:
+                turn = _timed(partial(_chat, agent, prompt))
+                replay = _timed(partial(plain.run, messages))
+            runs[n].append((turn, replay))
+    judged = not interruptible_calls
     rows, ok = [], True
-    turn_numbers = [float(n) for n in range(1, turns + 1)]
-    replay_label = "the turn minus plain LiteLLM replaying its two requests"
-    if interruptible_calls:
-        replay_label = "(not judged) " + replay_label
-    for label, values, judged in (
-        (replay_label, versus_plain, not interruptible_calls),
-        ("(not judged) the turn minus the time inside litellm.completion", own, False),
-    ):
-        for clock_name, part in (("wall", 0), ("cpu", 1)):
-            series = [value[part] for value in values]
-            intercept, slope = theil_sen(turn_numbers, series)
-            at_first, at_last = intercept + slope, intercept + slope * turns
-            growth = at_last / at_first if at_first > 0 else float("inf")
-            passed = growth <= GROWTH_TARGET
-            ok = ok and (passed or not judged)
-            rows.append(
-                [
-                    f"{label} ({clock_name})",
-                    ms(at_first),
-                    ms(at_last),
-                    f"{growth:.2f} {verdict(passed) if judged else ''}",
-                    f"{ms(median(series[:window]))} / {ms(median(series[-window:]))}",
-                ]
-            )
-    print(
-        "\nThe second measure also charges the agent with LiteLLM's own history-sized work "
-        "that runs outside litellm.completion (its logging thread, after the call returns)."
-    )
+    for clock_name, part in (("wall", 0), ("cpu", 1)):
+        overhead = {n: median([t[part] - r[part] for t, r in runs[n]]) for n in runs}
+        growth = overhead[turns] / overhead[1] if overhead[1] > 0 else float("inf")
+        passed = growth <= GROWTH_TARGET
+        ok = ok and passed
+        rows.append(
+            [
+                f"{clock_name}: agent turn minus plain LiteLLM",
+                ms(overhead[1]),
+                ms(overhead[turns]),
+                f"{growth:.2f} {verdict(passed) if judged else '(not judged)'}",
+                " / ".join(
+                    f"{ms(median([t[part] for t, _ in runs[n]]))} vs "
+                    f"{ms(median([r[part] for _, r in runs[n]]))}"
+                    for n in sorted(runs)
+                ),
+            ]
+        )
     print(
         table(
-            f"One growing conversation (interruptible_calls={interruptible_calls}), "
-            f"{turns} one-tool turns with history kept "
-            f"({len(agent.chat_history)} messages at the end); ms per turn, read at turn 1 "
-            f"and turn {turns} from a Theil-Sen line through every turn",
+            f"Long history (interruptible_calls={interruptible_calls}): one-tool turns with the "
+            f"history of turn 1 and of turn {turns} ({len(states[turns]['history'])} messages), "
+            f"{samples} of each, interleaved; medians, ms per turn",
             [
-                "overhead measure",
+                "measure",
                 "turn 1",
                 f"turn {turns}",
                 "last / first",
-                f"medians, turns 1-{window} / {turns - window + 1}-{turns}",
+                f"agent vs plain, turn 1 / turn {turns}",
             ],
             rows,
         )
     )
-    return ok
+    return ok or not judged
 
 
 def profile_turns(server: ServerProcess, turns: int) -> None:
@@ -365,7 +330,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--history-turns", type=int, default=200)
-    parser.add_argument("--window", type=int, default=20)
+    parser.add_argument("--growth-samples", type=int, default=60)
     parser.add_argument(
         "--profile",
         action="store_true",
@@ -381,9 +346,10 @@ def main() -> None:
         )
         print(f"server's own time for the two requests (bare http.client): {ms(bare)} ms")
         ok = measure_repeated(server, plain, args.turns, args.rounds)
-        window = min(args.window, max(1, args.history_turns // 2))
-        ok = measure_growing(server, plain, args.history_turns, window) and ok
-        measure_growing(server, plain, args.history_turns, window, interruptible_calls=True)
+        ok = measure_growth(server, plain, args.history_turns, args.growth_samples) and ok
+        measure_growth(
+            server, plain, args.history_turns, args.growth_samples, interruptible_calls=True
+        )
         if args.profile:
             profile_turns(server, args.turns)
     print(f"\noverhead targets: {verdict(ok)}")

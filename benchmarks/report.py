@@ -19,23 +19,6 @@ def p90(values: Sequence[float]) -> float:
     return ordered[max(0, -(-len(ordered) * 9 // 10) - 1)]
 
 
-def theil_sen(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
-    """A line through noisy points, ``(intercept, slope)``, robust to outliers.
-
-    The slope is the median of the slopes between all pairs of points, the
-    intercept the median of ``y - slope * x`` (the Theil-Sen estimator).
-    """
-    slopes = [
-        (ys[j] - ys[i]) / (xs[j] - xs[i])
-        for i in range(len(xs))
-        for j in range(i + 1, len(xs))
-        if xs[j] != xs[i]
-    ]
-    slope = statistics.median(slopes) if slopes else 0.0
-    intercept = statistics.median(y - slope * x for x, y in zip(xs, ys, strict=True))
-    return intercept, slope
-
-
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:.2f}"
 
