@@ -39,6 +39,7 @@ PROMPT = "What is 1 + 2? Use the add tool."
 INSTRUCTIONS = "You are a calculator. Use the add tool for sums."
 RATIO_TARGET = 1.10
 GROWTH_TARGET = 1.2
+RESTORE_EVERY = 10
 
 Sample = tuple[float, float]
 """(wall seconds, CPU seconds of this process) of one turn."""
@@ -237,15 +238,17 @@ def measure_growth(
     *,
     interruptible_calls: bool = False,
 ) -> bool:
-    """The overhead with the history of turn 1 and of turn ``turns``, judged against each other.
+    """The overhead near turn 1 and near turn ``turns``, judged against each other.
 
     One conversation is grown for ``turns - 1`` turns (untimed) and kept with
-    ``save_state``. Then two agents take turns ``samples`` times: one with an
-    empty history (turn 1), one restored to the grown history before every
-    turn (turn ``turns``). Each turn is paired with plain LiteLLM sending the
-    same two requests, alternately before and after it. Every sample of a
-    length thus sees the same history, and drift hits both lengths alike.
-    Only the default settings are judged.
+    ``save_state``. Two agents then take turns: one starting from an empty
+    history (turn 1), one restored to the grown history (turn ``turns``). Each
+    goes on for ``RESTORE_EVERY`` turns and is restored again, so the two
+    lengths stay apart while each agent runs an ordinary conversation; the
+    turn right after a restore (the restored messages are all new objects to
+    the agent) is not counted. Each turn is paired with plain LiteLLM sending
+    the same two requests, alternately before and after it, so drift hits
+    both lengths alike. Only the default settings are judged.
     """
     grower = make_agent(server.llm_config())
     for index in range(turns - 1):
@@ -255,10 +258,12 @@ def measure_growth(
         n: make_agent(server.llm_config(), interruptible_calls=interruptible_calls) for n in states
     }
     runs: dict[int, list[tuple[Sample, Sample]]] = {n: [] for n in states}
-    for sample in range(samples):
+    for sample in range(samples + samples // (RESTORE_EVERY - 1) + 1):
+        restored = sample % RESTORE_EVERY == 0
         for n in sorted(states, reverse=sample % 2 == 1):
             agent = agents[n]
-            agent.load_state(states[n])
+            if restored:
+                agent.load_state(states[n])
             prompt = f"Question {n}.{sample}: {PROMPT}"
             messages = plain.messages_for(prompt, agent.chat_history)
             if sample % 2:
@@ -267,7 +272,8 @@ def measure_growth(
             else:
                 turn = _timed(partial(_chat, agent, prompt))
                 replay = _timed(partial(plain.run, messages))
-            runs[n].append((turn, replay))
+            if not restored and len(runs[n]) < samples:
+                runs[n].append((turn, replay))
     judged = not interruptible_calls
     rows, ok = [], True
     for clock_name, part in (("wall", 0), ("cpu", 1)):
@@ -290,15 +296,15 @@ def measure_growth(
         )
     print(
         table(
-            f"Long history (interruptible_calls={interruptible_calls}): one-tool turns with the "
-            f"history of turn 1 and of turn {turns} ({len(states[turns]['history'])} messages), "
-            f"{samples} of each, interleaved; medians, ms per turn",
+            f"Long history (interruptible_calls={interruptible_calls}): one-tool turns near "
+            f"turn 1 and near turn {turns} ({len(states[turns]['history'])} messages; restored "
+            f"every {RESTORE_EVERY} turns), {samples} of each, interleaved; medians, ms per turn",
             [
                 "measure",
                 "turn 1",
                 f"turn {turns}",
                 "last / first",
-                f"agent vs plain, turn 1 / turn {turns}",
+                f"agent vs plain, near turn 1 / near turn {turns}",
             ],
             rows,
         )
