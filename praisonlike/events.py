@@ -34,7 +34,9 @@ class LLMRequest(_Event):
     """A model call is about to be sent (after budgeting and hooks).
 
     ``messages`` is exactly what is sent; it is left out of ``repr`` and of
-    serialisation (it can be large), but the session store records it.
+    serialisation (it can be large), but the session store records it. It
+    shares its dicts with the agent's history: read it, and copy it before
+    editing (``agent.chat_history`` is a copy already).
     """
 
     type: Literal["llm_request"] = "llm_request"

@@ -8,8 +8,9 @@ one event run in registration order, each seeing the previous one's changes.
 
 What a result may do, per event:
 
-- ``BEFORE_LLM``: replace ``messages``; ``block=True`` stops the call (the turn
-  answers ``output`` if given, else fails with :class:`HookError`).
+- ``BEFORE_LLM``: replace ``messages`` (a copy of the request, so in-place
+  edits count too and never reach the history); ``block=True`` stops the
+  call (the turn answers ``output`` if given, else fails with :class:`HookError`).
 - ``BEFORE_TOOL``: replace ``arguments``; ``deny=True`` answers the model with
   a "denied" tool error instead of running the tool.
 - ``AFTER_TOOL``: replace ``result`` (the text the model sees).

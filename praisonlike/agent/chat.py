@@ -191,8 +191,14 @@ class ChatMixin:
 
     @property
     def chat_history(self) -> list[dict[str, Any]]:
-        """A copy of the conversation: user, assistant (with tool calls), tool messages."""
-        return list(self._history)
+        """A copy of the conversation: user, assistant (with tool calls), tool messages.
+
+        The copy is deep: editing it, or the dicts in it, does not change the
+        agent's history. To change the history, use ``load_state``.
+        """
+        from praisonlike.context.messages import snapshot
+
+        return [snapshot(message) for message in self._history]
 
     def clear_history(self) -> None:
         """Forget the conversation, and the token counts cached for it."""

@@ -31,7 +31,8 @@ class ContextMixin:
             from praisonlike.context.seam import AgentContextSeam
 
             config = self.context_config or ContextConfig()
-            seam = AgentContextSeam(ContextManager(model, config), self.context_config is not None)
+            manager = ContextManager(model, config, trust_identity=True)
+            seam = AgentContextSeam(manager, self.context_config is not None)
             self._context_seams[model] = seam
         return seam
 

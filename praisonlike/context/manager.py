@@ -90,16 +90,29 @@ class ContextManager:
     again (no summary call) as long as the request stays within ``trigger``,
     as if the compacted conversation had been kept; past that, only the turns
     dropped since are summarised, together with the previous summary.
+
+    Between requests the manager remembers the token counts of the last
+    message list, so a history that only grew is measured only at its end. A
+    message changed in place is noticed and measured again, unless
+    ``trust_identity=True``: then a message that is the same object as last
+    time is taken as unchanged without comparing its content, which keeps the
+    cost of a long history flat. Pass it only when messages, once sent, are
+    never edited in place (build a new dict instead); an agent does so.
     """
 
     def __init__(
-        self, model: str, config: ContextConfig, *, counter: TokenCounter | None = None
+        self,
+        model: str,
+        config: ContextConfig,
+        *,
+        counter: TokenCounter | None = None,
+        trust_identity: bool = False,
     ) -> None:
         self.model = model
         self.config = config
         self.counter = counter if counter is not None else TokenCounter(model)
         self._window: int | None = None
-        self._history = HistoryMemo(self._measure, width=2)
+        self._history = HistoryMemo(self._measure, width=2, trust_identity=trust_identity)
         self._summaries = SummaryCache()
 
     @property

@@ -1,33 +1,30 @@
 """Remembering the history of the previous request, to measure only what is new.
 
 An agent sends its whole history with every request, one or two messages
-longer each turn. :class:`HistoryMemo` keeps a structural copy of the last
-list it measured plus running totals, finds how much of a new list is the same
-(one C-level deep comparison, no per-message Python work) and measures only
-the rest. Because the comparison is deep, a message changed in place since the
-last call is noticed and measured again: there is no stale total.
+longer each turn. :class:`HistoryMemo` remembers the last list it measured
+plus running totals, finds how much of a new list is the same and measures
+only the rest.
+
+By default it keeps a structural copy and compares deeply (one C-level
+comparison per chunk, no per-message Python work), so a message changed in
+place since the last call is noticed and measured again. With
+``trust_identity=True`` it keeps the message objects themselves and takes a
+message that *is* the remembered one as unchanged, comparing by value only
+where the objects differ: no copy, and no walk through every message's
+content. That is for an owner whose messages are never changed in place once
+sent, such as an agent's history.
 """
 
 from __future__ import annotations
 
+import operator
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from itertools import islice
 
-from praisonlike.context.messages import Message
+from praisonlike.context.messages import Message, snapshot
 
 _CHUNK = 256
-
-
-def snapshot(value: Any) -> Any:
-    """A copy of the containers in ``value`` that shares its immutable leaves."""
-    if isinstance(value, dict):
-        return {key: snapshot(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [snapshot(item) for item in value]
-    if isinstance(value, tuple):
-        return tuple(snapshot(item) for item in value)
-    return value
 
 
 class HistoryMemo:
@@ -36,41 +33,53 @@ class HistoryMemo:
     ``measure`` is called once per new message and returns a tuple of ints
     (for example its token count and whether it is an oversize tool result);
     :meth:`totals` returns the element-wise sums over a whole list.
-    Thread-safe.
+    With ``trust_identity`` a remembered message object changed in place is
+    not noticed (see the module docstring). Thread-safe.
     """
 
-    def __init__(self, measure: Callable[[Message], tuple[int, ...]], width: int) -> None:
+    def __init__(
+        self,
+        measure: Callable[[Message], tuple[int, ...]],
+        width: int,
+        *,
+        trust_identity: bool = False,
+    ) -> None:
         self._measure = measure
         self._width = width
-        self._snapshot: list[Message] = []
+        self._trust_identity = trust_identity
+        self._known: list[Message] = []
         self._sums: list[tuple[int, ...]] = [(0,) * width]
         self._lock = threading.Lock()
 
     def totals(self, messages: Sequence[Message]) -> tuple[int, ...]:
         with self._lock:
-            common = self._common_prefix(messages)
-            del self._snapshot[common:]
+            if self._trust_identity:
+                common = self._common_prefix_by_identity(messages)
+            else:
+                common = self._common_prefix(messages)
+            del self._known[common:]
             del self._sums[common + 1 :]
+            keep = (lambda message: message) if self._trust_identity else snapshot
             for message in messages[common:]:
                 measured = self._measure(message)
                 previous = self._sums[-1]
                 self._sums.append(tuple(a + b for a, b in zip(previous, measured, strict=True)))
-                self._snapshot.append(snapshot(message))
+                self._known.append(keep(message))
             return self._sums[len(messages)]
 
     def reset(self) -> None:
         """Forget the remembered list (the next call measures its whole list)."""
         with self._lock:
-            self._snapshot = []
+            self._known = []
             self._sums = [(0,) * self._width]
 
     def _common_prefix(self, messages: Sequence[Message]) -> int:
-        """The length of the longest prefix ``messages`` shares with the snapshot.
+        """The length of the longest prefix ``messages`` shares with the copy.
 
         Compares chunk by chunk (each chunk one C-level comparison), then
         message by message inside the first chunk that differs.
         """
-        known = self._snapshot
+        known = self._known
         limit = min(len(known), len(messages))
         start = 0
         while start < limit:
@@ -79,3 +88,24 @@ class HistoryMemo:
                 return next(i for i in range(start, end) if messages[i] != known[i])
             start = end
         return limit
+
+    def _common_prefix_by_identity(self, messages: Sequence[Message]) -> int:
+        """The same length, taking identical objects as equal without looking inside.
+
+        A position holding a different but equal object (a system message
+        rebuilt for each request) still counts as common, and the new object
+        is remembered in its place so the next call finds it identical.
+        """
+        known = self._known
+        limit = min(len(known), len(messages))
+        same = list(map(operator.is_, islice(messages, limit), known))
+        position = 0
+        while True:
+            try:
+                position = same.index(False, position)
+            except ValueError:
+                return limit
+            if messages[position] != known[position]:
+                return position
+            known[position] = messages[position]
+            position += 1

@@ -16,8 +16,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from praisonlike.context.memo import snapshot
-from praisonlike.context.messages import Message, flatten
+from praisonlike.context.messages import Message, flatten, snapshot
 from praisonlike.context.tokens import TokenCounter
 from praisonlike.context.turns import Conversation
 

@@ -16,6 +16,7 @@ import time
 from collections.abc import Generator
 from typing import Any
 
+from praisonlike.context.messages import snapshot
 from praisonlike.errors import (
     BudgetExceededError,
     HookError,
@@ -86,9 +87,17 @@ class ModelRounds:
     # -- hooks ------------------------------------------------------------------------
 
     def _hook(self, event: HookEvent, **fields: Any) -> Generator[Any, Any, HookResult]:
+        """Run the hooks of ``event``; they see a copy of ``messages``, never the history.
+
+        When ``messages`` is given and no hook returned its own list, the
+        result's ``messages`` is that copy, with whatever edits hooks made in place.
+        """
         hooks = self.spec.hooks
         if hooks is None or not hooks.has(event):
             return HookResult()
+        messages = fields.get("messages")
+        if messages is not None:
+            fields["messages"] = snapshot(messages)
         context = HookContext(
             event=event,
             run_id=self.spec.run_id,
@@ -97,7 +106,11 @@ class ModelRounds:
             **fields,
         )
         result = yield InvokeHook(context)
-        return result if isinstance(result, HookResult) else HookResult()
+        if not isinstance(result, HookResult):
+            result = HookResult()
+        if messages is not None and result.messages is None:
+            result = dataclasses.replace(result, messages=fields["messages"])
+        return result
 
     # -- one model call ---------------------------------------------------------------
 

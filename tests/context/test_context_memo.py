@@ -88,3 +88,50 @@ def test_forget_history_keeps_the_routing_and_only_recent_counts() -> None:
     assert counter.stats.entries == 5
     assert manager.route(history) == before
     assert counter.stats.entries == len(history)
+
+
+def test_a_trusting_memo_compares_only_objects_that_differ() -> None:
+    record = Recorder()
+    memo = HistoryMemo(record, width=2, trust_identity=True)
+    history = copy.deepcopy(simple_conversation(40, tool_words=3))
+    first = memo.totals(history)
+    record.seen.clear()
+    rebuilt_system = dict(history[0])
+    again = [rebuilt_system, *history[1:], user("next")]
+    assert memo.totals(again) == (first[0] + 4, first[1] + 1)
+    assert record.seen == [again[-1]]
+    record.seen.clear()
+    changed = [*again[:10], user("a different message"), *again[11:]]
+    assert memo.totals(changed)[1] == len(changed)
+    assert record.seen[0] is changed[10] and len(record.seen) == len(changed) - 10
+
+
+def test_a_trusting_memo_does_not_see_edits_in_place() -> None:
+    record = Recorder()
+    memo = HistoryMemo(record, width=2, trust_identity=True)
+    history = copy.deepcopy(simple_conversation(10))
+    before = memo.totals(history)
+    history[3]["content"] = text(100)
+    record.seen.clear()
+    assert memo.totals(history) == before
+    assert record.seen == []
+    fresh = HistoryMemo(Recorder(), width=2)
+    assert fresh.totals(history) != before
+
+
+def test_a_trusting_memo_agrees_with_a_full_count_over_a_growing_history() -> None:
+    counter = TokenCounter("gpt-4o-mini")
+    trusting = ContextManager(
+        "gpt-4o-mini",
+        ContextConfig(max_context_tokens=3000, reserve_output_tokens=0),
+        counter=counter,
+        trust_identity=True,
+    )
+    history = copy.deepcopy(simple_conversation(2))
+    for turn in range(30):
+        history = [{"role": "system", "content": "You chat."}, *history[1:], user(text(turn * 7))]
+        expected = ContextManager(
+            "gpt-4o-mini", trusting.config, counter=TokenCounter("gpt-4o-mini")
+        ).route(history)
+        assert trusting.route(history) is expected
+    assert trusting.route(history) is not Route.FITS
