@@ -14,7 +14,10 @@ one conversation: two agents hold those histories (restored with
 each. A few hundred are needed: the quantity is 1-3 ms, on turns that
 scatter by several ms.
 
-Targets: ratio <= 1.10; the last turns within 1.2x of the first.
+Targets, for the default settings: ratio <= 1.10; the last turns within 1.2x
+of the first. ``ExecutionConfig(interruptible_calls=True)``, an opt-in that
+puts each sync call on a worker thread so cancelling abandons it at once, is
+measured and shown but not judged.
 
     .venv/bin/python benchmarks/overhead.py [--turns 200] [--history-turns 200]
         [--growth-samples 200] [--profile]
@@ -24,12 +27,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
 import cProfile
 import io
 import pstats
 import time
 from collections.abc import Awaitable, Callable
 from functools import partial
+from typing import Any
 
 from plain import PlainTurn, capture_request, close_loop
 from report import machine, median, ms, p90, ratio, table, verdict
@@ -145,6 +150,12 @@ def _runners(
 
 
 INTERRUPTIBLE_CHAT = "agent.chat, interruptible_calls=True"
+"""An opt-in (a worker thread per call, for instant cancellation): shown, not judged."""
+
+
+def _judgement(passed: bool, judged: bool) -> str:
+    return verdict(passed) if judged else "(not judged)"
+
 
 PAIRS = {
     "agent.chat": ("litellm.completion", "server"),
@@ -203,10 +214,12 @@ def measure_repeated(server: ServerProcess, plain: PlainTurn, turns: int, rounds
             continue
         wall_ratio = net[name][0] / net[reference][0]
         cpu_ratio = median(cpu[name]) / median(cpu[reference])
-        ok = ok and wall_ratio <= RATIO_TARGET and cpu_ratio <= RATIO_TARGET
-        row.append(f"{wall_ratio:.3f} {verdict(wall_ratio <= RATIO_TARGET)}")
+        judged = name != INTERRUPTIBLE_CHAT
+        if judged:
+            ok = ok and wall_ratio <= RATIO_TARGET and cpu_ratio <= RATIO_TARGET
+        row.append(f"{wall_ratio:.3f} {_judgement(wall_ratio <= RATIO_TARGET, judged)}")
         row.append(ratio(net[name][1], net[reference][1]))
-        row.append(f"{cpu_ratio:.3f} {verdict(cpu_ratio <= RATIO_TARGET)}")
+        row.append(f"{cpu_ratio:.3f} {_judgement(cpu_ratio <= RATIO_TARGET, judged)}")
         rows.append(row)
     count = len(wall["agent.chat"])
     print(
@@ -250,7 +263,10 @@ def measure_growth(
     turn right after a restore (the restored messages are all new objects to
     the agent) is not counted. Each turn is paired with plain LiteLLM sending
     the same two requests, alternately before and after it, so drift hits
-    both lengths alike. Only the default settings are judged.
+    both lengths alike. Plain LiteLLM keeps its own history the way the agent
+    does (a copy of the state at each restore, grown by each turn's messages),
+    so neither side replays messages laid out more favourably in memory. Only
+    the default settings are judged.
     """
     grower = make_agent(server.llm_config())
     for index in range(turns - 1):
@@ -260,14 +276,18 @@ def measure_growth(
         n: make_agent(server.llm_config(), interruptible_calls=interruptible_calls) for n in states
     }
     runs: dict[int, list[tuple[Sample, Sample]]] = {n: [] for n in states}
+    histories: dict[int, list[dict[str, Any]]] = {}
     for sample in range(samples + samples // (RESTORE_EVERY - 1) + 1):
         restored = sample % RESTORE_EVERY == 0
         for n in sorted(states, reverse=sample % 2 == 1):
             agent = agents[n]
             if restored:
                 agent.load_state(states[n])
+                histories[n] = copy.deepcopy(states[n]["history"])
+            history = histories[n]
+            history.extend(agent.chat_history[len(history) :])
             prompt = f"Question {n}.{sample}: {PROMPT}"
-            messages = plain.messages_for(prompt, agent.chat_history)
+            messages = plain.messages_for(prompt, history)
             if sample % 2:
                 replay = _timed(partial(plain.run, messages))
                 turn = _timed(partial(_chat, agent, prompt))
@@ -288,7 +308,7 @@ def measure_growth(
                 f"{clock_name}: agent turn minus plain LiteLLM",
                 ms(overhead[1]),
                 ms(overhead[turns]),
-                f"{growth:.2f} {verdict(passed) if judged else '(not judged)'}",
+                f"{growth:.2f} {_judgement(passed, judged)}",
                 " / ".join(
                     f"{ms(median([t[part] for t, _ in runs[n]]))} vs "
                     f"{ms(median([r[part] for _, r in runs[n]]))}"
