@@ -212,18 +212,17 @@ class TurnMixin:
             self._remote_cancel(reason)
 
     def _open_turn(self, prompt: Any, *, stream: bool, options: dict[str, Any]) -> Turn:
-        import uuid
-
         from praisonlike.events import RunStarted
         from praisonlike.llm.accounting import RunAccounting
         from praisonlike.llm.answer_checks import chain_checks
         from praisonlike.llm.dispatcher import Dispatcher
         from praisonlike.llm.turn_spec import TurnSpec
+        from praisonlike.run_ids import new_run_id
 
         prompt = check_prompt(prompt)
         self._prepare_session()
         query = prompt
-        run_id = uuid.uuid4().hex
+        run_id = new_run_id()
         started_at = time.monotonic()
         extra_events: list[Any] = []
         prompt, skill, skill_events, allowed_tools = self._expand_prompt(prompt, run_id)

@@ -108,6 +108,7 @@ TURN_MODULES = (
     "praisonlike.context.seam",
     "praisonlike.tools.executor",
     "praisonlike.tools.schema",
+    "praisonlike.run_ids",
     "regex",
 )
 """What the first turn imports besides LiteLLM (pydantic and the event models among

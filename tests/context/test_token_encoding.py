@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
+from gil_watch import gil_watcher
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,44 +49,17 @@ def test_the_token_counter_uses_the_same_counts() -> None:
     assert counter.count_text(text) == ordinary("o200k_base", text) > 0
 
 
-@contextmanager
-def gil_watcher() -> Iterator[list[str]]:
-    """A thread that is waiting for the GIL and records when it got it.
-
-    With a switch interval of minutes the thread can only run when the main
-    thread gives the GIL up by itself (a blocking call, or C code that
-    releases it).
-    """
+def warm_up_encodings() -> None:
     for name in ENCODINGS:  # loading an encoding reads files, which releases the GIL
         count_tokens(name, "warm up")
         count_tokens(name, "warm up " * SHORT_TEXT)
-    ran: list[str] = []
-    gate = threading.Lock()
-    gate.acquire()
-
-    def watch() -> None:
-        with gate:
-            ran.append("ran")
-
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(300.0)
-    try:
-        gate.release()
-        spin_until = time.perf_counter() + 0.05
-        while time.perf_counter() < spin_until:  # keep the GIL while the watcher wakes up
-            pass
-        yield ran
-    finally:
-        sys.setswitchinterval(interval)
-        thread.join(timeout=5)
 
 
 @pytest.mark.parametrize("name", ENCODINGS)
 def test_a_short_text_is_counted_without_releasing_the_gil(name: str) -> None:
     shorts = [f"Q{i}: What is {i} + 2? Use the add tool." for i in range(50)]
     long = "word " * SHORT_TEXT
+    warm_up_encodings()
     with gil_watcher() as ran:
         for short in shorts:  # a release can go unseen when the GIL is taken back at once
             count_tokens(name, short)
