@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -25,17 +26,18 @@ def lookup(key: str) -> str:
     return f"value of {key}"
 
 
-def script_turns(server: LocalLLMServer, turns: int) -> None:
+def script_turns(server: LocalLLMServer, turns: int, *, react: bool = False) -> None:
     for turn in range(turns):
-        server.extend(
-            [
-                ToolCalls([Call("lookup", {"key": f"k{turn}"}, id=f"c{turn}")]),
-                Text(f"Answer {turn}.", chunk_size=3),
-            ]
+        arguments = {"key": f"k{turn}"}
+        call = (
+            Text(json.dumps({"name": "lookup", "arguments": arguments}))
+            if react
+            else ToolCalls([Call("lookup", arguments, id=f"c{turn}")])
         )
+        server.extend([call, Text(f"Answer {turn}.", chunk_size=3)])
 
 
-@pytest.mark.parametrize("entry", ["chat", "stream", "achat"])
+@pytest.mark.parametrize("entry", ["chat", "stream", "achat", "react"])
 def test_messages_sent_are_never_edited_afterwards(
     server: LocalLLMServer, llm: dict[str, Any], entry: str
 ) -> None:
@@ -45,11 +47,14 @@ def test_messages_sent_are_never_edited_afterwards(
         if isinstance(event, LLMRequest):
             seen.append(copy.deepcopy(event.messages))
 
+    react = entry == "react"
+    if react:
+        llm = {**llm, "features": {"native_tool_calls": False}}
     agent = Agent(instructions="You look things up.", llm=llm, tools=[lookup], on_event=keep)
-    script_turns(server, 4)
+    script_turns(server, 4, react=react)
     for turn in range(4):
         prompt = f"Question {turn}?"
-        if entry == "chat":
+        if entry in ("chat", "react"):
             agent.chat(prompt)
         elif entry == "stream":
             assert "".join(agent.iter_stream(prompt)) == f"Answer {turn}."
@@ -58,6 +63,7 @@ def test_messages_sent_are_never_edited_afterwards(
 
     history = agent.chat_history
     assert len(seen) == 8 and len(history) == 16
+    assert any("tool_calls" in m for m in history) is not react
     for sent, on_wire in zip(seen, server.requests, strict=True):
         assert sent == on_wire.messages
         assert sent[1:] == history[: len(sent) - 1]
