@@ -5,22 +5,21 @@ longer each turn. :class:`HistoryMemo` remembers the last list it measured
 plus running totals, finds how much of a new list is the same and measures
 only the rest.
 
-By default it keeps a structural copy and compares deeply (one C-level
-comparison per chunk, no per-message Python work), so a message changed in
-place since the last call is noticed and measured again. With
-``trust_identity=True`` it keeps the message objects themselves and takes a
-message that *is* the remembered one as unchanged, comparing by value only
-where the objects differ: no copy, and no walk through every message's
-content. That is for an owner whose messages are never changed in place once
-sent, such as an agent's history.
+It compares the new list with the remembered one chunk by chunk, one
+C-level list comparison each, with no per-message Python work. By default
+the memo keeps a structural copy, so every message is compared by value and
+one changed in place since the last call is noticed and measured again. With
+``trust_identity=True`` it keeps the message objects themselves: the list
+comparison skips a message that *is* the remembered one without looking
+inside, and compares by value only where the objects differ. No copy, and no
+walk through every message's content; for an owner whose messages are never
+changed in place once sent, such as an agent's history.
 """
 
 from __future__ import annotations
 
-import operator
 import threading
 from collections.abc import Callable, Sequence
-from itertools import islice
 
 from praisonlike.context.messages import Message, snapshot
 
@@ -53,18 +52,16 @@ class HistoryMemo:
 
     def totals(self, messages: Sequence[Message]) -> tuple[int, ...]:
         with self._lock:
-            if self._trust_identity:
-                common = self._common_prefix_by_identity(messages)
-            else:
-                common = self._common_prefix(messages)
+            common = self._common_prefix(messages)
+            if self._trust_identity:  # equal objects become the identical ones to skip next time
+                self._known[:common] = messages[:common]
             del self._known[common:]
             del self._sums[common + 1 :]
-            keep = (lambda message: message) if self._trust_identity else snapshot
             for message in messages[common:]:
                 measured = self._measure(message)
                 previous = self._sums[-1]
                 self._sums.append(tuple(a + b for a, b in zip(previous, measured, strict=True)))
-                self._known.append(keep(message))
+                self._known.append(message if self._trust_identity else snapshot(message))
             return self._sums[len(messages)]
 
     def reset(self) -> None:
@@ -74,10 +71,11 @@ class HistoryMemo:
             self._sums = [(0,) * self._width]
 
     def _common_prefix(self, messages: Sequence[Message]) -> int:
-        """The length of the longest prefix ``messages`` shares with the copy.
+        """The length of the longest prefix ``messages`` shares with the remembered list.
 
-        Compares chunk by chunk (each chunk one C-level comparison), then
-        message by message inside the first chunk that differs.
+        Compares chunk by chunk (each chunk one C-level list comparison, which
+        skips identical objects without looking inside and compares the others
+        by value), then message by message inside the first chunk that differs.
         """
         known = self._known
         limit = min(len(known), len(messages))
@@ -88,24 +86,3 @@ class HistoryMemo:
                 return next(i for i in range(start, end) if messages[i] != known[i])
             start = end
         return limit
-
-    def _common_prefix_by_identity(self, messages: Sequence[Message]) -> int:
-        """The same length, taking identical objects as equal without looking inside.
-
-        A position holding a different but equal object (a system message
-        rebuilt for each request) still counts as common, and the new object
-        is remembered in its place so the next call finds it identical.
-        """
-        known = self._known
-        limit = min(len(known), len(messages))
-        same = list(map(operator.is_, islice(messages, limit), known))
-        position = 0
-        while True:
-            try:
-                position = same.index(False, position)
-            except ValueError:
-                return limit
-            if messages[position] != known[position]:
-                return position
-            known[position] = messages[position]
-            position += 1

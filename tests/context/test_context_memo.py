@@ -135,3 +135,26 @@ def test_a_trusting_memo_agrees_with_a_full_count_over_a_growing_history() -> No
         ).route(history)
         assert trusting.route(history) is expected
     assert trusting.route(history) is not Route.FITS
+
+
+class CountingMessage(dict):
+    comparisons = 0
+
+    def __eq__(self, other: object) -> bool:
+        CountingMessage.comparisons += 1
+        return dict.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def test_a_trusting_memo_learns_the_new_objects_of_an_equal_history() -> None:
+    memo = HistoryMemo(Recorder(), width=2, trust_identity=True)
+    history = [CountingMessage(m) for m in simple_conversation(30)]
+    memo.totals(history)
+    restored = [CountingMessage(m) for m in history]
+    CountingMessage.comparisons = 0
+    first = memo.totals(restored)
+    assert CountingMessage.comparisons >= len(history)
+    CountingMessage.comparisons = 0
+    assert memo.totals([*restored, user("next")]) == (first[0] + 4, first[1] + 1)
+    assert CountingMessage.comparisons == 0
