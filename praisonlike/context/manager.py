@@ -112,6 +112,9 @@ class ContextManager:
         self.config = config
         self.counter = counter if counter is not None else TokenCounter(model)
         self._window: int | None = None
+        self._budgets: tuple[ContextConfig, Budgets] | None = None
+        self._trust_identity = trust_identity
+        self._tools_memo: tuple[tuple[dict[str, Any], ...], int] = ((), 0)
         self._history = HistoryMemo(self._measure, width=2, trust_identity=trust_identity)
         self._summaries = SummaryCache()
 
@@ -135,14 +138,19 @@ class ContextManager:
 
     @property
     def budgets(self) -> Budgets:
-        window, config = self.window, self.config
-        return Budgets(
-            window=window,
-            trigger=int(config.trigger * window),
-            target=int(config.target * window),
-            hard_cap=int(config.hard_cap * window),
-            insurance=int(min(INSURANCE_RATIO, config.hard_cap) * window),
-        )
+        """The thresholds for :attr:`config` and :attr:`window` (built once per config)."""
+        config = self.config
+        if self._budgets is None or self._budgets[0] is not config:
+            window = self.window
+            budgets = Budgets(
+                window=window,
+                trigger=int(config.trigger * window),
+                target=int(config.target * window),
+                hard_cap=int(config.hard_cap * window),
+                insurance=int(min(INSURANCE_RATIO, config.hard_cap) * window),
+            )
+            self._budgets = (config, budgets)
+        return self._budgets[1]
 
     def route(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]] = ()) -> Route:
         """The route :meth:`prepare` would take for this request."""
@@ -162,7 +170,7 @@ class ContextManager:
         try:
             job = self._job(messages, tools, budgets.target, budgets.hard_cap, budgets.insurance)
             if job.route is Route.FITS:
-                return Prepared(messages=list(messages), report=None)
+                return Prepared(messages=job.original, report=None)
             if job.route is Route.TRUNCATE_TOOLS:
                 return self._finalise(job, job.work, None)
             return self._compact(job, self.config.strategy)
@@ -208,6 +216,18 @@ class ContextManager:
         oversize = role_of(message) == "tool" and text_length(message) > limit
         return self.counter.count_message(message), int(oversize)
 
+    def _tools_tokens(self, tools: Sequence[dict[str, Any]]) -> int:
+        """The schemas' tokens; when trusting identity, the same schema objects as last time
+        are not serialised again."""
+        if not self._trust_identity:
+            return self.counter.count_tools(tools)
+        known, tokens = self._tools_memo
+        if len(known) == len(tools) and all(a is b for a, b in zip(known, tools, strict=True)):
+            return tokens
+        tokens = self.counter.count_tools(tools)
+        self._tools_memo = (tuple(tools), tokens)
+        return tokens
+
     def _job(
         self,
         messages: Sequence[Message],
@@ -219,14 +239,15 @@ class ContextManager:
         forced: bool = False,
     ) -> _Job:
         counter, config = self.counter, self.config
-        tools_tokens = counter.count_tools(tools)
+        tools_tokens = self._tools_tokens(tools)
         message_tokens, oversize_count = self._history.totals(messages)
         tokens = REPLY_PRIMING + message_tokens + tools_tokens
         oversize = oversize_count > 0
+        original = list(messages)
         work, truncated = (
             truncate_oversize_tools(messages, config.tool_output_limit)
             if oversize
-            else (list(messages), 0)
+            else (original, 0)
         )
         work_tokens = (
             counter.count_messages(work) if oversize else REPLY_PRIMING + message_tokens
@@ -243,7 +264,7 @@ class ContextManager:
             )
         reuse_budget = budget if forced else self.budgets.trigger
         return _Job(
-            list(messages),
+            original,
             work,
             route,
             tools_tokens,

@@ -158,3 +158,50 @@ def test_a_trusting_memo_learns_the_new_objects_of_an_equal_history() -> None:
     CountingMessage.comparisons = 0
     assert memo.totals([*restored, user("next")]) == (first[0] + 4, first[1] + 1)
     assert CountingMessage.comparisons == 0
+
+
+class CountingCounter(TokenCounter):
+    def __init__(self, model: str) -> None:
+        super().__init__(model)
+        self.tool_counts = 0
+
+    def count_tools(self, tools):  # type: ignore[no-untyped-def]
+        self.tool_counts += 1
+        return super().count_tools(tools)
+
+
+def _schema(name: str) -> dict:
+    return {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+
+
+def test_a_trusting_manager_serialises_the_same_tool_schemas_once() -> None:
+    config = ContextConfig(max_context_tokens=3000, reserve_output_tokens=0)
+    counter = CountingCounter("gpt-4o-mini")
+    manager = ContextManager("gpt-4o-mini", config, counter=counter, trust_identity=True)
+    history = copy.deepcopy(simple_conversation(3))
+    schemas = [_schema("add")]
+    manager.prepare(history, schemas)
+    manager.prepare(history, list(schemas))
+    assert counter.tool_counts == 1
+    manager.prepare(history, [_schema("add")])
+    bigger = [_schema("add"), _schema("a_tool_with_a_much_longer_name")]
+    assert manager.route(history, bigger) is Route.FITS
+    assert counter.tool_counts == 3
+    checking = CountingCounter("gpt-4o-mini")
+    plain = ContextManager("gpt-4o-mini", config, counter=checking)
+    plain.prepare(history, schemas)
+    plain.prepare(history, schemas)
+    assert checking.tool_counts == 2
+
+
+def test_budgets_follow_a_replaced_config() -> None:
+    manager = ContextManager(
+        "gpt-4o-mini", ContextConfig(max_context_tokens=3000, reserve_output_tokens=0)
+    )
+    assert manager.budgets is manager.budgets
+    before = manager.budgets.trigger
+    manager.config = ContextConfig(
+        max_context_tokens=3000, reserve_output_tokens=0, target=0.5, trigger=0.8
+    )
+    assert (manager.budgets.trigger, manager.budgets.target) == (2400, 1500)
+    assert before != 2400
