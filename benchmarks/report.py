@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import platform
+import random
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.metadata import version
 
 
@@ -56,3 +57,25 @@ def table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> 
     rule = "  ".join("-" * width for width in widths)
     body = "\n".join(line(row) for row in cells[1:])
     return f"\n{title}\n{line(cells[0])}\n{rule}\n{body}"
+
+
+def bootstrap_interval(
+    statistic: Callable[[Sequence[float], Sequence[float]], float],
+    first: Sequence[float],
+    second: Sequence[float],
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """The 5th and 95th percentiles of ``statistic`` over resamples of both samples.
+
+    Each resample draws ``len(first)`` values from ``first`` and
+    ``len(second)`` from ``second`` with replacement; the seed makes a report
+    reproducible from its samples.
+    """
+    rng = random.Random(seed)
+    values = sorted(
+        statistic(rng.choices(first, k=len(first)), rng.choices(second, k=len(second)))
+        for _ in range(resamples)
+    )
+    return values[resamples // 20], values[resamples - 1 - resamples // 20]

@@ -1,0 +1,80 @@
+"""The agent the overhead benchmarks measure, and how one of its turns is timed."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+from report import verdict
+from served import ANSWER, add
+
+from praisonlike import Agent, ExecutionConfig
+
+PROMPT = "What is 1 + 2? Use the add tool."
+INSTRUCTIONS = "You are a calculator. Use the add tool for sums."
+
+Sample = tuple[float, float]
+"""(wall seconds, CPU seconds of this process) of one turn."""
+
+SETTLE_QUANTUM = 0.002
+SETTLE_LIMIT = 0.5
+
+
+def make_agent(llm: dict[str, str], *, interruptible_calls: bool = False) -> Agent:
+    execution = ExecutionConfig(interruptible_calls=interruptible_calls)
+    return Agent(instructions=INSTRUCTIONS, llm=llm, tools=[add], execution=execution)
+
+
+def chat_text(agent: Agent, prompt: str) -> str:
+    return str(agent.chat(prompt))
+
+
+def check_answer(answer: str) -> None:
+    if answer != ANSWER:
+        raise RuntimeError(f"unexpected answer {answer!r}")
+
+
+def settle() -> None:
+    """Wait until this process stops using CPU (at most ``SETTLE_LIMIT`` seconds).
+
+    LiteLLM finishes each call's logging on a background thread after the call
+    returns (about 1 ms of CPU per call here, 4 ms with an 800-message
+    history). Without this wait that work would be charged to whatever is
+    measured next.
+    """
+    deadline = time.perf_counter() + SETTLE_LIMIT
+    while time.perf_counter() < deadline:
+        before = time.process_time()
+        time.sleep(SETTLE_QUANTUM)
+        if time.process_time() - before < SETTLE_QUANTUM / 20:
+            return
+
+
+def timed(turn: Callable[[], str]) -> Sample:
+    """(wall, CPU) of ``turn()``; the CPU figure includes the background work it left."""
+    settle()
+    wall, cpu = time.perf_counter(), time.process_time()
+    answer = turn()
+    elapsed = time.perf_counter() - wall
+    settle()
+    sample = elapsed, time.process_time() - cpu
+    check_answer(answer)
+    return sample
+
+
+def timed_async(loop: asyncio.AbstractEventLoop, turn: Callable[[], Awaitable[str]]) -> Sample:
+    async def measure() -> tuple[float, float, str]:
+        wall, cpu = time.perf_counter(), time.process_time()
+        answer = await turn()
+        return time.perf_counter() - wall, cpu, answer
+
+    settle()
+    elapsed, cpu, answer = loop.run_until_complete(measure())
+    settle()
+    check_answer(answer)
+    return elapsed, time.process_time() - cpu
+
+
+def judgement(passed: bool, judged: bool) -> str:
+    return verdict(passed) if judged else "(not judged)"
