@@ -9,6 +9,7 @@ from collections.abc import Callable, Generator, Iterable
 from typing import Any, TypeVar
 
 from praisonlike.errors import RunCancelled
+from praisonlike.worker_threads import workers
 
 T = TypeVar("T")
 
@@ -69,40 +70,6 @@ class CancelToken:
         return lambda: None
 
 
-class _DaemonWorkers:
-    """Reusable daemon threads for blocking calls.
-
-    A thread per call costs more than the agent's own work on a fast model
-    call; these are kept and reused. A worker whose call was abandoned (the
-    turn was cancelled) rejoins the pool when the call returns. Daemon, so a
-    hung call never delays interpreter exit.
-    """
-
-    def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._idle = 0
-
-    def submit(self, job: Callable[[], None]) -> None:
-        with self._lock:
-            spawn = self._idle == 0
-            if not spawn:
-                self._idle -= 1
-        if spawn:
-            threading.Thread(target=self._work, name="praisonlike-model-call", daemon=True).start()
-        self._jobs.put(job)
-
-    def _work(self) -> None:
-        while True:
-            job = self._jobs.get()
-            job()
-            with self._lock:
-                self._idle += 1
-
-
-_workers = _DaemonWorkers()
-
-
 def iterate_cancellable(
     produce: Callable[[], Iterable[T]], token: CancelToken
 ) -> Generator[T, None, None]:
@@ -131,7 +98,7 @@ def iterate_cancellable(
             items.put(("end", None))
 
     context = contextvars.copy_context()
-    _workers.submit(lambda: context.run(pump))
+    workers.submit(lambda: context.run(pump))
     remove = token.on_cancel(lambda: items.put(("cancelled", None)))
     try:
         while True:

@@ -73,10 +73,21 @@ class _TextFilter:
         return str(released)
 
 
-def _retrieve(future: asyncio.Future[Any]) -> None:
-    """Mark an abandoned future's outcome as seen, so asyncio logs no warning about it."""
-    if not future.cancelled():
-        future.exception()
+def _still_cancelling(task: asyncio.Task[Any]) -> bool:
+    """Withdraw this driver's cancel request; True if the task was also cancelled from outside.
+
+    Only Python 3.11+ counts cancel requests; before, the driver's is the only one seen.
+    """
+    uncancel = getattr(task, "uncancel", None)
+    return uncancel is not None and uncancel() > 0
+
+
+def _discard(awaitable: Any) -> None:
+    """Drop an awaitable that will never be awaited, without a "never awaited" warning."""
+    if asyncio.iscoroutine(awaitable):
+        awaitable.close()
+    elif isinstance(awaitable, asyncio.Future):
+        awaitable.cancel()
 
 
 def _stopped(cancel: CancelToken | None, deadline: float | None) -> BaseException | None:
@@ -242,30 +253,46 @@ class AsyncDriver:
                 yield item
 
     async def _until_cancelled(self, awaitable: Any) -> Any:
-        """Await ``awaitable``, abandoning it if the run is cancelled meanwhile."""
-        if self._cancel is None:
-            return await awaitable
-        task = asyncio.ensure_future(awaitable)
-        loop = asyncio.get_running_loop()
-        woken = loop.create_future()
+        """Await ``awaitable`` in this task; on cancellation, stop it and raise RunCancelled.
 
-        def release() -> None:
-            if not woken.done():
-                woken.set_result(None)
+        The token's callback (from any thread) cancels the current task while
+        it waits here, so the awaitable is stopped at its current ``await``
+        without a task or a loop iteration of its own.
+        """
+        cancel = self._cancel
+        if cancel is None:
+            return await awaitable
+        if cancel.cancelled:
+            _discard(awaitable)
+            raise RunCancelled(cancel.reason or "cancelled")
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None, "the async driver runs inside an asyncio task"
+        waiting = True
+        interrupted = False
+
+        def interrupt() -> None:
+            nonlocal interrupted
+            if waiting and not interrupted:
+                interrupted = True
+                task.cancel()
 
         def wake() -> None:
-            loop.call_soon_threadsafe(release)
+            loop.call_soon_threadsafe(interrupt)
 
-        remove = self._cancel.on_cancel(wake)
+        remove = cancel.on_cancel(wake)
         try:
-            await asyncio.wait({task, woken}, return_when=asyncio.FIRST_COMPLETED)
+            result = await awaitable
+        except asyncio.CancelledError:
+            if not interrupted or _still_cancelling(task):
+                raise
+            raise RunCancelled(cancel.reason or "cancelled") from None
         finally:
+            waiting = False
             remove()
-        if task.done():
-            return task.result()
-        task.cancel()
-        task.add_done_callback(_retrieve)
-        raise RunCancelled(self._cancel.reason or "cancelled")
+        if interrupted and not _still_cancelling(task):  # the awaitable swallowed the cancel
+            raise RunCancelled(cancel.reason or "cancelled")
+        return result
 
     async def _call_model(
         self, command: CallModel, holder: list[ModelReply | ModelFailed]

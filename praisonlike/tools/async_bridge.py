@@ -9,11 +9,12 @@ daemon thread, started on first use and shared by the process.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import threading
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from typing import Any, TypeVar
+
+from praisonlike.worker_threads import start_in_thread
 
 T = TypeVar("T")
 
@@ -41,27 +42,6 @@ def submit_coroutine(coroutine: Coroutine[Any, Any, T]) -> Future[T]:
     return asyncio.run_coroutine_threadsafe(coroutine, _bridge_loop())
 
 
-def start_in_thread(function: Callable[..., T], *args: Any) -> Future[T]:
-    """Run a blocking function on a new daemon thread; returns its future at once.
-
-    One thread per call, so a tool abandoned after its timeout never holds a
-    slot another call needs, and a hung tool never delays interpreter exit.
-    """
-    future: Future[T] = Future()
-    context = contextvars.copy_context()
-
-    def run() -> None:
-        if not future.set_running_or_notify_cancel():
-            return
-        try:
-            future.set_result(context.run(function, *args))
-        except BaseException as exc:  # handed to whoever waits on the future
-            future.set_exception(exc)
-
-    threading.Thread(target=run, name="praisonlike-tool", daemon=True).start()
-    return future
-
-
 async def in_worker_thread(function: Callable[..., T], *args: Any) -> T:
-    """Run a blocking function without blocking the event loop (see :func:`start_in_thread`)."""
+    """Run a blocking function on a pooled daemon thread without blocking the event loop."""
     return await asyncio.wrap_future(start_in_thread(function, *args))

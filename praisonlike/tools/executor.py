@@ -27,7 +27,7 @@ from praisonlike.context.config import MIN_TOOL_OUTPUT_LIMIT as MIN_RESULT_LIMIT
 from praisonlike.errors import ConfigurationError, HookError, ToolError
 from praisonlike.hooks import HookContext, HookEvent, HookResult, HookRunner
 from praisonlike.llm.protocol import ToolCall, ToolOutcome
-from praisonlike.tools.async_bridge import in_worker_thread, start_in_thread, submit_coroutine
+from praisonlike.tools.async_bridge import in_worker_thread, submit_coroutine
 from praisonlike.tools.python_tool import ToolArgumentError
 from praisonlike.tools.registry import ToolRegistry
 from praisonlike.tools.results import (
@@ -37,6 +37,7 @@ from praisonlike.tools.results import (
     unknown_tool_message,
 )
 from praisonlike.tools.run_context import RunContext
+from praisonlike.worker_threads import start_in_thread
 
 #: Decides whether a call may run: ``(tool_name, arguments) -> bool``.
 Approver = Callable[[str, dict[str, Any]], "bool | Awaitable[bool]"]

@@ -1,0 +1,131 @@
+"""Cancellation under ``achat``, as the caller's asyncio task sees it.
+
+The async driver stops a pending model call or tool by cancelling the
+caller's own task while it waits, then turns that into ``RunCancelled``. These
+tests check that the caller's task is left as it was (no cancel request left
+pending), that a cancel of the task from outside stays a ``CancelledError``,
+that a tool which swallows the cancel still ends the turn, and that sync tools
+run on reused worker threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from praisonlike import Agent, TerminationReason
+from praisonlike.errors import RunCancelled
+from praisonlike.testing import Call, Delay, LocalLLMServer, Text, ToolCalls
+
+HANG_GUARD = 8.0  # seconds; only catches hangs
+
+
+def make_agent(server: LocalLLMServer, tools: list[Any] | None = None) -> Agent:
+    return Agent(instructions="You use tools.", llm=server.llm_config(), tools=tools or [])
+
+
+async def wait_until(condition: Any) -> None:
+    deadline = time.monotonic() + HANG_GUARD
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        await asyncio.sleep(0.005)
+
+
+def cancel_when(condition: Any, agent: Agent) -> None:
+    """Call ``agent.cancel()`` from another thread once ``condition()`` holds."""
+
+    def watch() -> None:
+        deadline = time.monotonic() + HANG_GUARD
+        while not condition() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        agent.cancel()
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="Task.cancelling() is Python 3.11+")
+async def test_a_cancelled_model_call_leaves_the_callers_task_uncancelled(
+    server: LocalLLMServer,
+) -> None:
+    agent = make_agent(server)
+    server.add(Delay(30, Text("too late")))
+    cancel_when(lambda: server.request_count == 1, agent)
+
+    with pytest.raises(RunCancelled):
+        await agent.achat("go")
+
+    task = asyncio.current_task()
+    assert task is not None
+    assert task.cancelling() == 0
+    await asyncio.sleep(0.01)  # would raise CancelledError if a cancel request were left
+    server.add(Text("back"))
+    assert await agent.achat("again") == "back"
+
+
+async def test_cancelling_the_callers_task_stays_a_cancelled_error(
+    server: LocalLLMServer,
+) -> None:
+    agent = make_agent(server)
+    server.add(Delay(30, Text("too late")))
+    task = asyncio.ensure_future(agent.achat("go"))
+    await wait_until(lambda: server.request_count == 1)
+
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, HANG_GUARD)
+
+    assert agent.chat_history == []
+
+
+async def test_a_tool_that_swallows_the_cancel_still_ends_the_turn(
+    server: LocalLLMServer,
+) -> None:
+    entered = threading.Event()
+
+    async def stubborn() -> str:
+        """Waits, and ignores being cancelled."""
+        entered.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            return "ignored the cancel"
+        return "slept"
+
+    agent = make_agent(server, [stubborn])
+    server.extend([ToolCalls([Call("stubborn", {})]), Text("never sent")])
+    cancel_when(entered.is_set, agent)
+
+    started = time.monotonic()
+    with pytest.raises(RunCancelled):
+        await agent.achat("go")
+
+    assert time.monotonic() - started < HANG_GUARD / 2
+    assert server.request_count == 1
+    assert agent.chat_history == []
+    result = agent.last_result
+    assert result is not None and result.termination_reason is TerminationReason.CANCELLED
+
+
+async def test_sync_tools_under_achat_reuse_worker_threads(server: LocalLLMServer) -> None:
+    threads: list[threading.Thread] = []
+
+    def where() -> str:
+        """Says which thread it ran on."""
+        threads.append(threading.current_thread())
+        return "here"
+
+    agent = make_agent(server, [where])
+    turns = 10
+    for _ in range(turns):
+        server.extend([ToolCalls([Call("where", {})]), Text("done")])
+        assert await agent.achat("go") == "done"
+        agent.clear_history()
+
+    assert len(threads) == turns
+    assert all(t is not threading.main_thread() for t in threads)  # the loop never blocked
+    assert len({id(t) for t in threads}) <= 2  # one thread per call would give 10
