@@ -2,10 +2,12 @@
 
 A one-tool turn (a tool call, then the answer: two requests) is repeated for
 ``agent.chat``, ``agent.achat`` and ``agent.iter_stream`` and for plain
-LiteLLM doing the same two requests (sync, async, streamed), interleaved in
-rounds so drift on a noisy machine hits every mode alike. The server's own
+LiteLLM doing the same two requests (sync, async, streamed), one turn of
+each mode after another, the order rotated every turn, so drift on a noisy
+machine and whatever a turn leaves behind hit every mode alike. The server's own
 time (a bare ``http.client`` doing the same requests) is subtracted before
-taking ratios. History is cleared after every turn, so every turn is alike.
+taking ratios. The agent's history is cleared after every turn, outside the
+timed region, so every turn is alike.
 
 Then the overhead is compared near turn 1 and near turn ``--history-turns``
 of one conversation (``history_growth.py``): end to end (the agent's turn
@@ -30,12 +32,13 @@ import asyncio
 import cProfile
 import io
 import pstats
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 
 from agent_turns import PROMPT, Sample, judgement, make_agent, timed, timed_async
 from history_growth import grown_states, measure_growth, measure_own_growth
 from plain import PlainTurn, capture_request, close_loop
-from report import machine, median, ms, p90, ratio, table, verdict
+from report import bootstrap_interval, machine, median, ms, p90, ratio, table, verdict
 from served import ServerProcess, median_round_trip, request_bodies, server_round_trip
 
 from praisonlike import Agent
@@ -45,8 +48,10 @@ RATIO_TARGET = 1.10
 Runner = Callable[[], Sample]
 
 
-def _cleared(agent: Agent, run: Callable[[], str]) -> Callable[[], str]:
-    def turn() -> str:
+def _cleared(agent: Agent, run: Callable[[], Sample]) -> Runner:
+    """``run``, then the agent's history cleared outside the timed turn."""
+
+    def turn() -> Sample:
         try:
             return run()
         finally:
@@ -62,19 +67,16 @@ def _runners(
     interruptible = make_agent(server.llm_config(), interruptible_calls=True)
 
     async def agent_achat() -> str:
-        try:
-            return str(await achat.achat(PROMPT))
-        finally:
-            achat.clear_history()
+        return str(await achat.achat(PROMPT))
 
     return {
-        "agent.chat": lambda: timed(_cleared(chat, lambda: str(chat.chat(PROMPT)))),
-        INTERRUPTIBLE_CHAT: lambda: timed(
-            _cleared(interruptible, lambda: str(interruptible.chat(PROMPT)))
+        "agent.chat": _cleared(chat, lambda: timed(lambda: str(chat.chat(PROMPT)))),
+        INTERRUPTIBLE_CHAT: _cleared(
+            interruptible, lambda: timed(lambda: str(interruptible.chat(PROMPT)))
         ),
-        "agent.achat": lambda: timed_async(loop, agent_achat),
-        "agent.iter_stream": lambda: timed(
-            _cleared(stream, lambda: "".join(stream.iter_stream(PROMPT)))
+        "agent.achat": _cleared(achat, lambda: timed_async(loop, agent_achat)),
+        "agent.iter_stream": _cleared(
+            stream, lambda: timed(lambda: "".join(stream.iter_stream(PROMPT)))
         ),
         "litellm.completion": lambda: timed(plain.run),
         "litellm.acompletion": lambda: timed_async(loop, plain.arun),
@@ -114,9 +116,12 @@ def _collect(
             for _ in range(10):
                 run()
         per_round = max(1, turns // rounds)
+        names = list(runners)
         for _ in range(rounds):
-            for name, run in runners.items():
-                samples[name].extend(run() for _ in range(per_round))
+            for turn in range(per_round):
+                start = turn % len(names)
+                for name in names[start:] + names[:start]:
+                    samples[name].append(runners[name]())
             for name, pair in bodies.items():
                 bare[name].extend(server_round_trip(server.port, pair, per_round))
     finally:
@@ -129,9 +134,10 @@ def measure_repeated(server: ServerProcess, plain: PlainTurn, turns: int, rounds
     wall = {name: [s[0] for s in values] for name, values in samples.items()}
     cpu = {name: [s[1] for s in values] for name, values in samples.items()}
     own = {name: median(values) for name, values in bare.items()}
+    pair_of = {name: pair[1] for name, pair in PAIRS.items()}
     net = {
-        name: (median(wall[name]) - own[pair[1]], p90(wall[name]) - own[pair[1]])
-        for name, pair in PAIRS.items()
+        name: (median(wall[name]) - own[pair_of[name]], p90(wall[name]) - own[pair_of[name]])
+        for name in PAIRS
     }
     rows = [[f"{name} only", ms(median(v)), ms(p90(v))] + [""] * 7 for name, v in bare.items()]
     ok = True
@@ -141,21 +147,33 @@ def measure_repeated(server: ServerProcess, plain: PlainTurn, turns: int, rounds
         if reference is None:
             rows.append(row + ["", "", ""])
             continue
+        base = own[pair_of[name]]
         wall_ratio = net[name][0] / net[reference][0]
         cpu_ratio = median(cpu[name]) / median(cpu[reference])
         judged = name != INTERRUPTIBLE_CHAT
         if judged:
             ok = ok and wall_ratio <= RATIO_TARGET and cpu_ratio <= RATIO_TARGET
-        row.append(f"{wall_ratio:.3f} {judgement(wall_ratio <= RATIO_TARGET, judged)}")
+        wall_low, wall_high = bootstrap_interval(
+            partial(_net_ratio, base), wall[name], wall[reference]
+        )
+        cpu_low, cpu_high = bootstrap_interval(_median_ratio, cpu[name], cpu[reference])
+        row.append(
+            f"{wall_ratio:.3f} [{wall_low:.2f}-{wall_high:.2f}] "
+            f"{judgement(wall_ratio <= RATIO_TARGET, judged)}"
+        )
         row.append(ratio(net[name][1], net[reference][1]))
-        row.append(f"{cpu_ratio:.3f} {judgement(cpu_ratio <= RATIO_TARGET, judged)}")
+        row.append(
+            f"{cpu_ratio:.3f} [{cpu_low:.2f}-{cpu_high:.2f}] "
+            f"{judgement(cpu_ratio <= RATIO_TARGET, judged)}"
+        )
         rows.append(row)
     count = len(wall["agent.chat"])
     print(
         table(
             f"One-tool turn (2 requests), {count} turns per mode, ms per turn. net = wall minus "
             "the server's own time (median of a bare http.client doing the same requests); "
-            "cpu = this process's CPU time; ratios are agent / plain LiteLLM",
+            "cpu = this process's CPU time; ratios are agent / plain LiteLLM, with a 90% "
+            "bootstrap interval",
             [
                 "mode",
                 "wall median",
@@ -172,6 +190,14 @@ def measure_repeated(server: ServerProcess, plain: PlainTurn, turns: int, rounds
         )
     )
     return ok
+
+
+def _net_ratio(server_time: float, agent: Sequence[float], plain: Sequence[float]) -> float:
+    return (median(agent) - server_time) / (median(plain) - server_time)
+
+
+def _median_ratio(agent: Sequence[float], plain: Sequence[float]) -> float:
+    return median(agent) / median(plain)
 
 
 def profile_turns(server: ServerProcess, turns: int) -> None:
