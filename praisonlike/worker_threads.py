@@ -14,8 +14,10 @@ import contextvars
 import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 T = TypeVar("T")
 
@@ -56,6 +58,8 @@ def start_in_thread(function: Callable[..., T], *args: Any) -> Future[T]:
 
     Returns its future at once; the function's exception is set on it.
     """
+    from concurrent.futures import Future  # imports logging: not at construction
+
     future: Future[T] = Future()
     context = contextvars.copy_context()
 
