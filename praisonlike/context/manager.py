@@ -7,13 +7,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from praisonlike.context.compaction_job import CompactionJob, finalise, unchanged
 from praisonlike.context.config import ContextConfig
 from praisonlike.context.memo import HistoryMemo
 from praisonlike.context.messages import Message, role_of, text_length
-from praisonlike.context.prepared import CompactionReport, Prepared
+from praisonlike.context.prepared import Prepared
 from praisonlike.context.router import Route, choose_route
 from praisonlike.context.strategies import (
-    PLACEHOLDER,
     drop_oldest_tools,
     insurance_cut,
     sliding_window,
@@ -24,7 +24,6 @@ from praisonlike.context.summary import (
     apply_summary,
     build_summary_request,
     fit_summary,
-    is_summary_message,
     plan_conversation,
     summary_pair_tokens,
     with_summary,
@@ -61,21 +60,6 @@ class Budgets:
     target: int
     hard_cap: int
     insurance: int
-
-
-@dataclass(frozen=True)
-class _Job:
-    original: list[Message]
-    work: list[Message]
-    route: Route
-    tools_tokens: int
-    tokens_before: int
-    truncated: int
-    budget: int
-    cut_above: int
-    cut_to: int
-    reuse_budget: int
-    work_tokens: int
 
 
 class ContextManager:
@@ -172,10 +156,10 @@ class ContextManager:
             if job.route is Route.FITS:
                 return Prepared(messages=job.original, report=None)
             if job.route is Route.TRUNCATE_TOOLS:
-                return self._finalise(job, job.work, None)
+                return finalise(self.counter, job, job.work, None)
             return self._compact(job, self.config.strategy)
         except Exception as exc:
-            return _unchanged(messages, exc)
+            return unchanged(messages, exc)
 
     def emergency(
         self,
@@ -197,7 +181,7 @@ class ContextManager:
             job = self._job(messages, tools, budget, budget, budget, forced=True)
             return self._compact(job, self.config.strategy)
         except Exception as exc:
-            return _unchanged(messages, exc)
+            return unchanged(messages, exc)
 
     def forget_history(self, keep_counts: int = 64) -> None:
         """Let go of what the manager remembers about past requests.
@@ -237,7 +221,7 @@ class ContextManager:
         cut_to: int,
         *,
         forced: bool = False,
-    ) -> _Job:
+    ) -> CompactionJob:
         counter, config = self.counter, self.config
         tools_tokens = self._tools_tokens(tools)
         message_tokens, oversize_count = self._history.totals(messages)
@@ -263,7 +247,7 @@ class ContextManager:
                 tokens_after_tool_cut=work_tokens + tools_tokens,
             )
         reuse_budget = budget if forced else self.budgets.trigger
-        return _Job(
+        return CompactionJob(
             original,
             work,
             route,
@@ -277,7 +261,7 @@ class ContextManager:
             work_tokens,
         )
 
-    def _compact(self, job: _Job, strategy: str, failed: str | None = None) -> Prepared:
+    def _compact(self, job: CompactionJob, strategy: str, failed: str | None = None) -> Prepared:
         budget = job.budget - job.tools_tokens
         try:
             if strategy == "summarise":
@@ -288,10 +272,10 @@ class ContextManager:
             failed = f"{failed}; {error}" if failed else error
             cut_budget = min(job.budget, job.cut_to) - job.tools_tokens
             result = insurance_cut(job.work, cut_budget, self.counter)
-            return self._finalise(job, result, strategy, failed=failed, insurance=True)
-        return self._finalise(job, result, strategy, failed=failed)
+            return finalise(self.counter, job, result, strategy, failed=failed, insurance=True)
+        return finalise(self.counter, job, result, strategy, failed=failed)
 
-    def _start_summary(self, job: _Job) -> Prepared:
+    def _start_summary(self, job: CompactionJob) -> Prepared:
         """Reuse the remembered summary if the request then fits
         ``reuse_budget``; else plan a summary to ``budget``, asking only about
         the turns the remembered one does not cover."""
@@ -306,14 +290,14 @@ class ContextManager:
             )
             if tokens + job.tools_tokens <= job.reuse_budget:
                 reuse_job = dataclasses.replace(job, budget=job.reuse_budget)
-                return self._finalise(reuse_job, reused, "summarise", tokens=tokens)
+                return finalise(self.counter, reuse_job, reused, "summarise", tokens=tokens)
         plan = plan_conversation(conversation, budget, counter)
         if not plan.dropped:
-            return self._finalise(job, plan.kept, "summarise")
+            return finalise(self.counter, job, plan.kept, "summarise")
         if previous is not None and len(plan.dropped) <= previous.covered:
             kept = conversation.messages(previous.turns)
             result = apply_summary(kept, previous.text, budget, counter)
-            return self._finalise(job, result, "summarise")
+            return finalise(self.counter, job, result, "summarise")
         new = plan.dropped[previous.covered :] if previous is not None else plan.dropped
         request = build_summary_request(
             new,
@@ -323,7 +307,7 @@ class ContextManager:
             previous_summary=previous.text if previous is not None else None,
         )
         pending = _PendingSummary(self, job, plan)
-        return self._finalise(job, plan.kept, "summarise", request=request, pending=pending)
+        return finalise(self.counter, job, plan.kept, "summarise", request=request, pending=pending)
 
     def _summary_input_tokens(self) -> int:
         model = self.config.summary_model
@@ -334,55 +318,11 @@ class ContextManager:
             window = context_window(model, unpinned)
         return int(SUMMARY_INPUT_RATIO * window)
 
-    def _finalise(
-        self,
-        job: _Job,
-        result: list[Message],
-        strategy: str | None,
-        *,
-        failed: str | None = None,
-        insurance: bool = False,
-        request: list[Message] | None = None,
-        pending: _PendingSummary | None = None,
-        tokens: int | None = None,
-    ) -> Prepared:
-        """The Prepared for ``result``; ``tokens`` is its message count if known."""
-        counter = self.counter
-        budget = job.budget - job.tools_tokens
-        if tokens is None:
-            tokens = counter.count_messages(result)
-        if job.route is not Route.TRUNCATE_TOOLS and tokens > budget:
-            result = truncate(result, budget, counter)
-            tokens = counter.count_messages(result)
-        total = tokens + job.tools_tokens
-        if total > job.cut_above:
-            result = insurance_cut(result, job.cut_to - job.tools_tokens, counter)
-            total = counter.count_messages(result) + job.tools_tokens
-            insurance = True
-        originals = {id(message) for message in job.original}
-        new = [message for message in result if id(message) not in originals]
-        inserted = sum(1 for message in new if is_summary_message(message))
-        removed = sum(
-            1 for m in new if role_of(m) == "tool" and m.get("content") == PLACEHOLDER
-        )
-        report = CompactionReport(
-            route=job.route,
-            strategy=strategy,
-            tokens_before=job.tokens_before,
-            tokens_after=total,
-            messages_dropped=len(job.original) - (len(result) - inserted),
-            tool_outputs_truncated=job.truncated,
-            failed=failed,
-            tool_outputs_removed=removed,
-            insurance_applied=insurance,
-        )
-        return Prepared(result, report, summary_request=request, continuation=pending)
-
 
 @dataclass(frozen=True)
 class _PendingSummary:
     manager: ContextManager
-    job: _Job
+    job: CompactionJob
     plan: SummaryPlan
 
     def finish(self, summary_text: str) -> Prepared:
@@ -396,22 +336,9 @@ class _PendingSummary:
         except Exception as exc:
             return self.fallback(f"{type(exc).__name__}: {exc}")
         if text is None:
-            return manager._finalise(self.job, list(plan.kept), "summarise")
+            return finalise(manager.counter, self.job, list(plan.kept), "summarise")
         manager._summaries.remember(plan.dropped, text, manager.counter)
-        return manager._finalise(self.job, with_summary(plan.kept, text), "summarise")
+        return finalise(manager.counter, self.job, with_summary(plan.kept, text), "summarise")
 
     def fallback(self, error: str) -> Prepared:
         return self.manager._compact(self.job, "drop_oldest_tools", f"summarise failed: {error}")
-
-
-def _unchanged(messages: Sequence[Message], exc: Exception) -> Prepared:
-    report = CompactionReport(
-        route=Route.COMPACT,
-        strategy=None,
-        tokens_before=0,
-        tokens_after=0,
-        messages_dropped=0,
-        tool_outputs_truncated=0,
-        failed=f"context preparation failed, request left unchanged: {type(exc).__name__}: {exc}",
-    )
-    return Prepared(messages=list(messages), report=report)
