@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
 from praisonlike.llm.usage import Usage
 from praisonlike.result import RunResult, TerminationReason, ToolMode
@@ -36,7 +36,8 @@ class LLMRequest(_Event):
     ``messages`` is exactly what is sent; it is left out of ``repr`` and of
     serialisation (it can be large), but the session store records it. It
     shares its dicts with the agent's history: read it, and copy it before
-    editing (``agent.chat_history`` is a copy already).
+    editing (``agent.chat_history`` is a copy already). It is not validated,
+    so building the event neither walks nor copies the request.
     """
 
     type: Literal["llm_request"] = "llm_request"
@@ -45,7 +46,9 @@ class LLMRequest(_Event):
     message_count: int
     tool_names: list[str] = Field(default_factory=list)
     purpose: str = "answer"
-    messages: list[dict[str, Any]] = Field(default_factory=list, exclude=True, repr=False)
+    messages: SkipValidation[list[dict[str, Any]]] = Field(
+        default_factory=list, exclude=True, repr=False
+    )
 
 
 class TextDelta(_Event):

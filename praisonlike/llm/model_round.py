@@ -159,7 +159,7 @@ class ModelRounds:
             params = dict(spec.call_params) if purpose == "answer" else {}
             if native and not tools_enabled:
                 params["tool_choice"] = "none"
-            yield LLMRequest.model_construct(
+            yield LLMRequest(
                 run_id=spec.run_id,
                 iteration=iteration,
                 model=llm.model,
