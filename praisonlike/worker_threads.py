@@ -23,10 +23,16 @@ T = TypeVar("T")
 
 
 class DaemonWorkers:
-    """A pool of daemon threads that grows whenever all of them are busy."""
+    """A pool of daemon threads that grows whenever all of them are busy.
 
-    def __init__(self, name: str) -> None:
+    At most ``max_idle`` threads are kept waiting for work; a thread that
+    finishes a job when that many are idle already ends, so a burst of
+    concurrent calls leaves no crowd of threads behind.
+    """
+
+    def __init__(self, name: str, max_idle: int = 16) -> None:
         self._name = name
+        self._max_idle = max_idle
         self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._idle = 0
@@ -46,6 +52,8 @@ class DaemonWorkers:
             job = self._jobs.get()
             job()
             with self._lock:
+                if self._idle >= self._max_idle:
+                    return
                 self._idle += 1
 
 

@@ -5,7 +5,7 @@ caller's own task while it waits, then turns that into ``RunCancelled``. These
 tests check that the caller's task is left as it was (no cancel request left
 pending), that a cancel of the task from outside stays a ``CancelledError``,
 that a tool which swallows the cancel still ends the turn, and that sync tools
-run on reused worker threads.
+run on reused worker threads, of which a burst leaves only a few behind.
 """
 
 from __future__ import annotations
@@ -131,3 +131,26 @@ async def test_sync_tools_under_achat_reuse_worker_threads(server: LocalLLMServe
     assert all(t is not threading.main_thread() for t in threads)  # the loop never blocked
     started = {t for t in threads if t not in existing}
     assert len(started) <= 2  # the pool had none idle, or one; a thread per call starts 10
+
+
+async def test_a_burst_of_sync_tools_leaves_few_threads_behind(server: LocalLLMServer) -> None:
+    burst = 40
+    barrier = threading.Barrier(burst, timeout=HANG_GUARD)
+
+    def gather() -> str:
+        """Waits until every concurrent call has started."""
+        barrier.wait()
+        return "together"
+
+    agents = [make_agent(server, [gather]) for _ in range(burst)]
+    server.extend([ToolCalls([Call("gather", {})]) for _ in range(burst)])
+    server.extend([Text("done") for _ in range(burst)])
+
+    answers = await asyncio.gather(*(agent.achat("go") for agent in agents))
+
+    assert answers == ["done"] * burst  # all 40 tools ran at once, each on its own thread
+
+    def workers() -> int:
+        return sum(t.name == "praisonlike-worker" for t in threading.enumerate())
+
+    await wait_until(lambda: workers() <= 16)  # the idle threads kept, at most
