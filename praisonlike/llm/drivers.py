@@ -283,10 +283,12 @@ class AsyncDriver:
         remove = cancel.on_cancel(wake)
         try:
             result = await awaitable
-        except asyncio.CancelledError:
+        except (Exception, asyncio.CancelledError) as exc:
             if not interrupted or _still_cancelling(task):
                 raise
-            raise RunCancelled(cancel.reason or "cancelled") from None
+            # stopped by the token: whatever the awaitable raised on the way out
+            cause = None if isinstance(exc, asyncio.CancelledError) else exc
+            raise RunCancelled(cancel.reason or "cancelled") from cause
         finally:
             waiting = False
             remove()

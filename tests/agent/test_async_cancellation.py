@@ -107,6 +107,10 @@ async def test_a_tool_that_swallows_the_cancel_still_ends_the_turn(
     assert time.monotonic() - started < HANG_GUARD / 2
     assert server.request_count == 1
     assert agent.chat_history == []
+    task = asyncio.current_task()
+    assert task is not None
+    if sys.version_info >= (3, 11):
+        assert task.cancelling() == 0
     result = agent.last_result
     assert result is not None and result.termination_reason is TerminationReason.CANCELLED
 
