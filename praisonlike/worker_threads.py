@@ -4,8 +4,8 @@ Starting a thread per call costs more than the agent's own work on a fast
 model call, so threads are kept and reused. A call never waits for a free
 thread: when none is idle a new one is started, so a tool abandoned after its
 timeout (or a cancelled call) never holds up another call; its thread rejoins
-the pool when the work returns. Daemon threads, so hung work never delays
-interpreter exit.
+the pool when the work returns, or ends if enough threads are idle already.
+Daemon threads, so hung work never delays interpreter exit.
 """
 
 from __future__ import annotations
