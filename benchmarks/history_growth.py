@@ -59,6 +59,16 @@ def _median_ratio(first: Sequence[float], last: Sequence[float]) -> float:
     return median(last) / base if base > 0 else float("inf")
 
 
+def _median_difference(first: Sequence[float], last: Sequence[float]) -> float:
+    return median(last) - median(first)
+
+
+def _difference_cell(first: Sequence[float], last: Sequence[float]) -> str:
+    """How much the median grew, in ms, with its 90% interval (shown beside the judged ratio)."""
+    low, high = bootstrap_interval(_median_difference, first, last)
+    return f"{ms(_median_difference(first, last))} [{ms(low)}-{ms(high)}]"
+
+
 def _growth_cell(first: Sequence[float], last: Sequence[float], judged: bool) -> tuple[str, bool]:
     growth = _median_ratio(first, last)
     low, high = bootstrap_interval(_median_ratio, first, last)
@@ -119,6 +129,7 @@ def measure_growth(
                 ms(median(overhead[1])),
                 ms(median(overhead[last])),
                 cell,
+                _difference_cell(overhead[1], overhead[last]),
                 " / ".join(
                     f"{ms(median([t[part] for t, _ in runs[n]]))} vs "
                     f"{ms(median([r[part] for _, r in runs[n]]))}"
@@ -137,6 +148,7 @@ def measure_growth(
                 "turn 1",
                 f"turn {last}",
                 "last / first",
+                "last - first, ms",
                 f"agent vs plain, near turn 1 / near turn {last}",
             ],
             rows,
@@ -205,8 +217,16 @@ def measure_own_growth(server: ServerProcess, states: States, samples: int) -> b
             f"Long history, the agent's own code: CPU per one-tool turn with litellm.completion "
             f"answered from a recording, near turn 1 and near turn {last}, {samples} of each, "
             "interleaved, each after the process settled; medians, ms; [90% bootstrap interval]",
-            ["measure", "turn 1", f"turn {last}", "last / first"],
-            [["agent's own CPU", ms(median(own[1])), ms(median(own[last])), cell]],
+            ["measure", "turn 1", f"turn {last}", "last / first", "last - first, ms"],
+            [
+                [
+                    "agent's own CPU",
+                    ms(median(own[1])),
+                    ms(median(own[last])),
+                    cell,
+                    _difference_cell(own[1], own[last]),
+                ]
+            ],
         )
     )
     return passed
