@@ -14,7 +14,8 @@ are all new objects to the agent, is not counted):
   HTTP, no LiteLLM code), so nothing but the agent's code is timed.
 
 Both print a bootstrap 90% interval next to the ratio, so a reader can see
-how much of a miss or a pass the samples can tell apart.
+how much of a miss or a pass the samples can tell apart, and the growth in
+milliseconds (last minus first) with its own interval.
 """
 
 from __future__ import annotations
