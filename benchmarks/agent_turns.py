@@ -47,7 +47,7 @@ def settle() -> None:
     while time.perf_counter() < deadline:
         before = time.process_time()
         time.sleep(SETTLE_QUANTUM)
-        if time.process_time() - before < SETTLE_QUANTUM / 20:
+        if _quiet_since(before):
             return
 
 
@@ -63,8 +63,13 @@ async def asettle() -> None:
     while time.perf_counter() < deadline:
         before = time.process_time()
         await asyncio.sleep(SETTLE_QUANTUM)
-        if time.process_time() - before < SETTLE_QUANTUM / 20:
+        if _quiet_since(before):
             return
+
+
+def _quiet_since(before: float) -> bool:
+    """Whether the process used almost no CPU since ``before`` (a ``process_time()``)."""
+    return time.process_time() - before < SETTLE_QUANTUM / 20
 
 
 def timed(turn: Callable[[], str]) -> Sample:

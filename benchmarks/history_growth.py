@@ -30,7 +30,7 @@ from typing import Any
 from agent_turns import PROMPT, Sample, chat_text, check_answer, judgement, make_agent, settle
 from agent_turns import timed as timed_turn
 from plain import PlainTurn
-from report import bootstrap_interval, median, ms, table
+from report import bootstrap_interval, median, median_ratio, ms, table
 from served import ServerProcess
 
 from praisonlike import Agent
@@ -55,11 +55,6 @@ def _schedule(samples: int) -> Iterator[tuple[int, bool]]:
         yield sample, sample % RESTORE_EVERY == 0
 
 
-def _median_ratio(first: Sequence[float], last: Sequence[float]) -> float:
-    base = median(first)
-    return median(last) / base if base > 0 else float("inf")
-
-
 def _median_difference(first: Sequence[float], last: Sequence[float]) -> float:
     return median(last) - median(first)
 
@@ -71,8 +66,8 @@ def _difference_cell(first: Sequence[float], last: Sequence[float]) -> str:
 
 
 def _growth_cell(first: Sequence[float], last: Sequence[float], judged: bool) -> tuple[str, bool]:
-    growth = _median_ratio(first, last)
-    low, high = bootstrap_interval(_median_ratio, first, last)
+    growth = median_ratio(last, first)
+    low, high = bootstrap_interval(median_ratio, last, first)
     passed = growth <= GROWTH_TARGET
     return f"{growth:.2f} [{low:.2f}-{high:.2f}] {judgement(passed, judged)}", passed
 

@@ -38,7 +38,17 @@ from functools import partial
 from agent_turns import PROMPT, Sample, judgement, make_agent, timed, timed_async
 from history_growth import grown_states, measure_growth, measure_own_growth
 from plain import PlainTurn, capture_request, close_loop
-from report import bootstrap_interval, machine, median, ms, p90, ratio, table, verdict
+from report import (
+    bootstrap_interval,
+    machine,
+    median,
+    median_ratio,
+    ms,
+    p90,
+    ratio,
+    table,
+    verdict,
+)
 from served import ServerProcess, median_round_trip, request_bodies, server_round_trip
 
 from praisonlike import Agent
@@ -149,14 +159,14 @@ def measure_repeated(server: ServerProcess, plain: PlainTurn, turns: int, rounds
             continue
         base = own[pair_of[name]]
         wall_ratio = net[name][0] / net[reference][0]
-        cpu_ratio = median(cpu[name]) / median(cpu[reference])
+        cpu_ratio = median_ratio(cpu[name], cpu[reference])
         judged = name != INTERRUPTIBLE_CHAT
         if judged:
             ok = ok and wall_ratio <= RATIO_TARGET and cpu_ratio <= RATIO_TARGET
         wall_low, wall_high = bootstrap_interval(
             partial(_net_ratio, base), wall[name], wall[reference]
         )
-        cpu_low, cpu_high = bootstrap_interval(_median_ratio, cpu[name], cpu[reference])
+        cpu_low, cpu_high = bootstrap_interval(median_ratio, cpu[name], cpu[reference])
         row.append(
             f"{wall_ratio:.3f} [{wall_low:.2f}-{wall_high:.2f}] "
             f"{judgement(wall_ratio <= RATIO_TARGET, judged)}"
@@ -194,10 +204,6 @@ def measure_repeated(server: ServerProcess, plain: PlainTurn, turns: int, rounds
 
 def _net_ratio(server_time: float, agent: Sequence[float], plain: Sequence[float]) -> float:
     return (median(agent) - server_time) / (median(plain) - server_time)
-
-
-def _median_ratio(agent: Sequence[float], plain: Sequence[float]) -> float:
-    return median(agent) / median(plain)
 
 
 def profile_turns(server: ServerProcess, turns: int) -> None:

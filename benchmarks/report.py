@@ -14,6 +14,12 @@ def median(values: Sequence[float]) -> float:
     return statistics.median(values)
 
 
+def median_ratio(top: Sequence[float], bottom: Sequence[float]) -> float:
+    """``median(top) / median(bottom)``; infinite when the bottom median is not positive."""
+    base = median(bottom)
+    return median(top) / base if base > 0 else float("inf")
+
+
 def p90(values: Sequence[float]) -> float:
     """The 90th percentile (nearest rank)."""
     ordered = sorted(values)
