@@ -5,12 +5,14 @@ caller's own task while it waits, then turns that into ``RunCancelled``. These
 tests check that the caller's task is left as it was (no cancel request left
 pending), that a cancel of the task from outside stays a ``CancelledError``,
 that a tool which swallows the cancel still ends the turn, and that sync tools
-run on reused worker threads, of which a burst leaves only a few behind.
+run on reused worker threads, of which a burst leaves only a few behind, in
+the caller's context, and end quietly when they outlive their event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import sys
 import threading
 import time
@@ -18,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from praisonlike import Agent, TerminationReason
+from praisonlike import Agent, ExecutionConfig, TerminationReason
 from praisonlike.errors import RunCancelled
 from praisonlike.testing import Call, Delay, LocalLLMServer, Text, ToolCalls
 
@@ -158,3 +160,67 @@ async def test_a_burst_of_sync_tools_leaves_few_threads_behind(server: LocalLLMS
         return sum(t.name == "praisonlike-worker" for t in threading.enumerate())
 
     await wait_until(lambda: workers() <= 16)  # the idle threads kept, at most
+
+
+request_tag: contextvars.ContextVar[str] = contextvars.ContextVar("request_tag", default="unset")
+
+
+async def test_a_sync_tool_under_achat_sees_the_callers_context(server: LocalLLMServer) -> None:
+    def tag() -> str:
+        """Reports the caller's request tag."""
+        return request_tag.get()
+
+    agent = make_agent(server, [tag])
+    server.extend([ToolCalls([Call("tag", {})]), Text("done")])
+    request_tag.set("req-42")
+
+    assert await agent.achat("go") == "done"
+
+    assert server.requests[1].messages[-1]["content"] == "req-42"
+
+
+def test_a_sync_tool_that_outlives_its_event_loop_ends_quietly(
+    server: LocalLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+    finished = threading.Event()
+    errors: list[Any] = []
+    monkeypatch.setattr(threading, "excepthook", errors.append)
+
+    def linger() -> str:
+        """Outlives its timeout and the event loop."""
+        release.wait(HANG_GUARD)
+        finished.set()
+        return "late"
+
+    agent = Agent(
+        instructions="You use tools.",
+        llm=server.llm_config(),
+        tools=[linger],
+        execution=ExecutionConfig(tool_timeout=0.1),
+    )
+    server.extend([ToolCalls([Call("linger", {})]), Text("moved on")])
+
+    assert asyncio.run(agent.achat("go")) == "moved on"  # the loop is closed after this
+    release.set()
+
+    assert finished.wait(HANG_GUARD)
+    time.sleep(0.05)  # the worker hands its result to the closed loop, then waits for work
+    assert errors == []
+    assert "timed out" in server.requests[1].messages[-1]["content"]
+
+
+async def test_a_sync_tool_raising_stopiteration_under_achat_is_a_tool_error(
+    server: LocalLLMServer,
+) -> None:
+    def exhausted() -> str:
+        """Has nothing left."""
+        raise StopIteration("empty")
+
+    agent = make_agent(server, [exhausted])
+    server.extend([ToolCalls([Call("exhausted", {})]), Text("noted")])
+
+    assert await asyncio.wait_for(agent.achat("go"), HANG_GUARD) == "noted"
+
+    content = server.requests[1].messages[-1]["content"]
+    assert content.startswith("Error") and "StopIteration" in content
