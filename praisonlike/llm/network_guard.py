@@ -8,6 +8,7 @@ byte is sent, so a test can never reach a real provider by accident.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import os
 from urllib.parse import urlsplit
@@ -22,7 +23,9 @@ def model_requests_allowed() -> bool:
     return os.environ.get(ENV_VAR, "1").strip().lower() not in {"0", "false", "no", "off"}
 
 
+@functools.lru_cache(maxsize=256)
 def is_loopback_url(url: str | None) -> bool:
+    """Whether ``url`` (or a bare host[:port]) names the loopback; remembered per URL."""
     if not url:
         return False
     host = urlsplit(url if "//" in url else f"//{url}").hostname
