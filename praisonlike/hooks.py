@@ -79,6 +79,9 @@ class HookResult:
     output: str | None = None
 
 
+NO_CHANGES = HookResult()
+"""The result of no hooks, or of hooks that changed nothing (frozen, so shared)."""
+
 HookFunction = Callable[[HookContext], Any]
 
 
@@ -144,7 +147,7 @@ class HookRunner:
 
     def run(self, context: HookContext) -> HookResult:
         """Run the event's hooks synchronously (async hooks on the bridge loop)."""
-        merged = HookResult()
+        merged = NO_CHANGES
         for hook in self._hooks.get(context.event, ()):
             try:
                 value = hook.function(context)
@@ -162,7 +165,7 @@ class HookRunner:
 
     async def arun(self, context: HookContext) -> HookResult:
         """Run the event's hooks under asyncio (sync hooks inline: keep them quick)."""
-        merged = HookResult()
+        merged = NO_CHANGES
         for hook in self._hooks.get(context.event, ()):
             try:
                 value = hook.function(context)

@@ -36,7 +36,7 @@ from praisonlike.events import (
     SteeringEvent,
     StreamReset,
 )
-from praisonlike.hooks import HookContext, HookEvent, HookResult
+from praisonlike.hooks import NO_CHANGES, HookContext, HookEvent, HookResult
 from praisonlike.llm import recovery
 from praisonlike.llm.accounting import BudgetVerdict
 from praisonlike.llm.config import LLMConfig
@@ -94,7 +94,7 @@ class ModelRounds:
         """
         hooks = self.spec.hooks
         if hooks is None or not hooks.has(event):
-            return HookResult()
+            return NO_CHANGES
         messages = fields.get("messages")
         if messages is not None:
             fields["messages"] = snapshot(messages)
@@ -107,7 +107,7 @@ class ModelRounds:
         )
         result = yield InvokeHook(context)
         if not isinstance(result, HookResult):
-            result = HookResult()
+            result = NO_CHANGES
         if messages is not None and result.messages is None:
             result = dataclasses.replace(result, messages=fields["messages"])
         return result
