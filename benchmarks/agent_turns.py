@@ -21,9 +21,21 @@ SETTLE_QUANTUM = 0.002
 SETTLE_LIMIT = 0.5
 
 
-def make_agent(llm: dict[str, str], *, interruptible_calls: bool = False) -> Agent:
+async def add_async(a: int, b: int) -> int:
+    """Add two integers."""
+    return add(a, b)
+
+
+add_async.__name__ = "add"  # the server calls the tool by this name
+
+
+def make_agent(
+    llm: dict[str, str], *, interruptible_calls: bool = False, async_tool: bool = False
+) -> Agent:
+    """The benchmarks' agent: the ``add`` tool, sync unless ``async_tool``."""
     execution = ExecutionConfig(interruptible_calls=interruptible_calls)
-    return Agent(instructions=INSTRUCTIONS, llm=llm, tools=[add], execution=execution)
+    tool = add_async if async_tool else add
+    return Agent(instructions=INSTRUCTIONS, llm=llm, tools=[tool], execution=execution)
 
 
 def chat_text(agent: Agent, prompt: str) -> str:
