@@ -10,6 +10,7 @@ alike by construction.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -88,6 +89,28 @@ def _discard(awaitable: Any) -> None:
         awaitable.close()
     elif isinstance(awaitable, asyncio.Future):
         awaitable.cancel()
+
+
+class _CallsInFlight:
+    """How many async model calls of this process are waiting on their response."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def any(self) -> bool:
+        return self._count > 0
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self._count += 1
+
+    def __exit__(self, *exc_info: object) -> None:
+        with self._lock:
+            self._count -= 1
+
+
+_calls_in_flight = _CallsInFlight()
 
 
 def _stopped(cancel: CancelToken | None, deadline: float | None) -> BaseException | None:
@@ -303,37 +326,43 @@ class AsyncDriver:
         streamed = False
         try:
             litellm = load_litellm()
-            # Let calls that have finished release their pooled connections
-            # before this one takes a slot: with many turns in flight the pool
-            # saturates, and waiting for a slot costs more than this yield
-            # (benchmarks/concurrency.py: 0.89 -> 1.03 of plain LiteLLM).
-            await asyncio.sleep(0)
-            response = await self._until_cancelled(
-                litellm.acompletion(**completion_kwargs(command))
-            )
-            if not command.stream:
-                holder.append(
-                    reply_from_response(
-                        response, model=command.llm.model, latency=time.monotonic() - started
-                    )
+            if _calls_in_flight.any():
+                # Let calls that have finished release their pooled connections
+                # before this one takes a slot: with many turns in flight the
+                # pool saturates, and waiting for a slot costs more than this
+                # yield (benchmarks/concurrency.py: 0.89 -> 1.03 of plain
+                # LiteLLM). A lone call skips it: the yield would run LiteLLM's
+                # logging of the previous call ahead of this request.
+                await asyncio.sleep(0)
+            with _calls_in_flight:
+                response = await self._until_cancelled(
+                    litellm.acompletion(**completion_kwargs(command))
                 )
-                return
-            assembler = StreamAssembler(command.llm.model)
-            text_filter = _TextFilter(command.hold_back_calls)
-            chunks = response.__aiter__()
-            while True:
-                try:
-                    chunk = await self._until_cancelled(chunks.__anext__())
-                except StopAsyncIteration:
-                    break
-                stop = _stopped(self._cancel, self._deadline)
-                if stop is not None:
-                    holder.append(ModelFailed(stop, streamed_text=streamed))
+                if not command.stream:
+                    holder.append(
+                        reply_from_response(
+                            response, model=command.llm.model, latency=time.monotonic() - started
+                        )
+                    )
                     return
-                text = text_filter.feed(assembler.add(chunk))
-                if text:
-                    streamed = True
-                    yield TextDelta(run_id=self._run_id, iteration=command.iteration, text=text)
+                assembler = StreamAssembler(command.llm.model)
+                text_filter = _TextFilter(command.hold_back_calls)
+                chunks = response.__aiter__()
+                while True:
+                    try:
+                        chunk = await self._until_cancelled(chunks.__anext__())
+                    except StopAsyncIteration:
+                        break
+                    stop = _stopped(self._cancel, self._deadline)
+                    if stop is not None:
+                        holder.append(ModelFailed(stop, streamed_text=streamed))
+                        return
+                    text = text_filter.feed(assembler.add(chunk))
+                    if text:
+                        streamed = True
+                        yield TextDelta(
+                            run_id=self._run_id, iteration=command.iteration, text=text
+                        )
             tail = text_filter.finish()
             if tail:
                 streamed = True
