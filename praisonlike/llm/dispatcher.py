@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from praisonlike.llm.drivers import AsyncDriver, SyncDriver, ToolRunner, iterate_sync
+from praisonlike.llm.async_driver import AsyncDriver
 from praisonlike.llm.drivers import HookSeam as DriverHooks
+from praisonlike.llm.drivers import SyncDriver, ToolRunner, iterate_sync
 from praisonlike.llm.tool_loop import ToolLoop
 from praisonlike.llm.turn_spec import TurnOutcome, TurnSpec
 
