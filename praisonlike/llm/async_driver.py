@@ -13,12 +13,11 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from praisonlike.cancellation import CancelToken
 from praisonlike.errors import RunCancelled
 from praisonlike.events import TextDelta
 from praisonlike.llm.backend import load_litellm
-from praisonlike.llm.drivers import HookSeam, LoopSteps, TextFilter, ToolRunner, stop_reason
-from praisonlike.llm.model_call import StreamAssembler, completion_kwargs, reply_from_response
+from praisonlike.llm.drivers import Driver, LoopSteps, StreamReader
+from praisonlike.llm.model_call import completion_kwargs, reply_from_response
 from praisonlike.llm.protocol import (
     CallModel,
     InvokeHook,
@@ -69,23 +68,8 @@ class _CallsInFlight:
 _calls_in_flight = _CallsInFlight()
 
 
-class AsyncDriver:
+class AsyncDriver(Driver):
     """Performs the loop's commands with asyncio; sync tools run in worker threads."""
-
-    def __init__(
-        self,
-        run_id: str,
-        tools: ToolRunner,
-        hooks: HookSeam,
-        *,
-        cancel: CancelToken | None = None,
-        deadline: float | None = None,
-    ) -> None:
-        self._run_id = run_id
-        self._tools = tools
-        self._hooks = hooks
-        self._cancel = cancel
-        self._deadline = deadline
 
     async def drive(
         self, steps: LoopSteps[Any], finish: Callable[[Any], None]
@@ -161,7 +145,7 @@ class AsyncDriver:
         self, command: CallModel, holder: list[ModelReply | ModelFailed]
     ) -> AsyncIterator[TextDelta]:
         started = time.monotonic()
-        streamed = False
+        reader: StreamReader | None = None
         try:
             litellm = load_litellm()
             if _calls_in_flight.any():
@@ -183,29 +167,26 @@ class AsyncDriver:
                         )
                     )
                     return
-                assembler = StreamAssembler(command.llm.model)
-                text_filter = TextFilter(command.hold_back_calls)
+                reader = StreamReader(command, started)
                 chunks = response.__aiter__()
                 while True:
                     try:
                         chunk = await self._until_cancelled(chunks.__anext__())
                     except StopAsyncIteration:
                         break
-                    stop = stop_reason(self._cancel, self._deadline)
+                    stop = self._stop()
                     if stop is not None:
-                        holder.append(ModelFailed(stop, streamed_text=streamed))
+                        holder.append(ModelFailed(stop, streamed_text=reader.streamed))
                         return
-                    text = text_filter.feed(assembler.add(chunk))
+                    text = reader.take(chunk)
                     if text:
-                        streamed = True
-                        yield TextDelta(run_id=self._run_id, iteration=command.iteration, text=text)
-            tail = text_filter.finish()
+                        yield self._delta(command, text)
+            tail = reader.finish()
             if tail:
-                streamed = True
-                yield TextDelta(run_id=self._run_id, iteration=command.iteration, text=tail)
-            holder.append(assembler.reply(time.monotonic() - started, streamed_text=streamed))
+                yield self._delta(command, tail)
+            holder.append(reader.reply())
         except Exception as exc:  # classified by the loop
-            holder.append(ModelFailed(exc, streamed_text=streamed))
+            holder.append(ModelFailed(exc, streamed_text=reader is not None and reader.streamed))
 
     async def _run_tools(self, command: RunTools) -> list[ToolOutcome | BaseException]:
         calls = command.calls
@@ -217,7 +198,7 @@ class AsyncDriver:
                 return [exc]
         outcomes: list[ToolOutcome | BaseException] = []
         for call in calls:
-            stop = stop_reason(self._cancel, self._deadline)
+            stop = self._stop()
             if stop is not None:
                 outcomes.append(stop)
                 break

@@ -53,36 +53,77 @@ class ToolRunner(Protocol):
     def parallel_safe(self, calls: tuple[ToolCall, ...]) -> bool: ...
 
 
-class TextFilter:
-    """Holds back streamed text while it may still be a ReAct tool call."""
+class StreamReader:
+    """One streamed model call: its chunks in, the text to show out, then its reply.
 
-    def __init__(self, offered: frozenset[str] | None) -> None:
+    Text is held back while it may still be a ReAct tool call (when the
+    command offers ``hold_back_calls``); :attr:`streamed` says whether any
+    text was released to the caller.
+    """
+
+    def __init__(self, command: CallModel, started: float) -> None:
+        self._assembler = StreamAssembler(command.llm.model)
+        self._started = started
         self._detector: Any = None
-        if offered is not None:
+        if command.hold_back_calls is not None:
             from praisonlike.llm.react import StreamCallDetector
 
-            self._detector = StreamCallDetector(offered)
+            self._detector = StreamCallDetector(command.hold_back_calls)
+        self.streamed = False
 
-    def feed(self, text: str) -> str:
-        return text if self._detector is None else self._detector.feed(text)
+    def take(self, chunk: Any) -> str:
+        """Read one chunk; the text it releases ("" if none)."""
+        text = self._assembler.add(chunk)
+        return self._released(text if self._detector is None else self._detector.feed(text))
 
     def finish(self) -> str:
+        """The text still held back once the stream has ended."""
         if self._detector is None:
             return ""
         released, _calls = self._detector.finish()
-        return str(released)
+        return self._released(str(released))
+
+    def reply(self) -> ModelReply:
+        return self._assembler.reply(time.monotonic() - self._started, streamed_text=self.streamed)
+
+    def _released(self, text: str) -> str:
+        if text:
+            self.streamed = True
+        return text
 
 
-def stop_reason(cancel: CancelToken | None, deadline: float | None) -> BaseException | None:
-    """The error that ends the run now (cancelled, or past its deadline), if any."""
-    if cancel is not None and cancel.cancelled:
-        return RunCancelled(cancel.reason or "cancelled")
-    if deadline is not None and time.monotonic() >= deadline:
-        return RunTimeout("the run passed its max_execution_time deadline")
-    return None
+class Driver:
+    """What both drivers hold: the run, how its tools and hooks are run, and when it stops."""
+
+    def __init__(
+        self,
+        run_id: str,
+        tools: ToolRunner,
+        hooks: HookSeam,
+        *,
+        cancel: CancelToken | None = None,
+        deadline: float | None = None,
+    ) -> None:
+        self._run_id = run_id
+        self._tools = tools
+        self._hooks = hooks
+        self._cancel = cancel
+        self._deadline = deadline
+
+    def _stop(self) -> BaseException | None:
+        """The error that ends the run now (cancelled, or past its deadline), if any."""
+        cancel = self._cancel
+        if cancel is not None and cancel.cancelled:
+            return RunCancelled(cancel.reason or "cancelled")
+        if self._deadline is not None and time.monotonic() >= self._deadline:
+            return RunTimeout("the run passed its max_execution_time deadline")
+        return None
+
+    def _delta(self, command: CallModel, text: str) -> TextDelta:
+        return TextDelta(run_id=self._run_id, iteration=command.iteration, text=text)
 
 
-class SyncDriver:
+class SyncDriver(Driver):
     """Performs the loop's commands with blocking calls; usable inside a running event loop.
 
     Model calls run in the caller's thread, and a cancellation is seen when
@@ -102,11 +143,7 @@ class SyncDriver:
         deadline: float | None = None,
         interruptible: bool = False,
     ) -> None:
-        self._run_id = run_id
-        self._tools = tools
-        self._hooks = hooks
-        self._cancel = cancel
-        self._deadline = deadline
+        super().__init__(run_id, tools, hooks, cancel=cancel, deadline=deadline)
         self._interruptible = interruptible
 
     def drive(self, steps: LoopSteps[T]) -> Generator[Any, None, T]:
@@ -147,30 +184,27 @@ class SyncDriver:
 
     def _call_model(self, command: CallModel) -> Generator[Any, None, ModelReply | ModelFailed]:
         started = time.monotonic()
-        streamed = False
+        reader: StreamReader | None = None
         output = self._model_output(command)
         try:
             if not command.stream:
                 return reply_from_response(
                     next(output), model=command.llm.model, latency=time.monotonic() - started
                 )
-            assembler = StreamAssembler(command.llm.model)
-            text_filter = TextFilter(command.hold_back_calls)
+            reader = StreamReader(command, started)
             for chunk in output:
-                stop = stop_reason(self._cancel, self._deadline)
+                stop = self._stop()
                 if stop is not None:
-                    return ModelFailed(stop, streamed_text=streamed)
-                text = text_filter.feed(assembler.add(chunk))
+                    return ModelFailed(stop, streamed_text=reader.streamed)
+                text = reader.take(chunk)
                 if text:
-                    streamed = True
-                    yield TextDelta(run_id=self._run_id, iteration=command.iteration, text=text)
-            tail = text_filter.finish()
+                    yield self._delta(command, text)
+            tail = reader.finish()
             if tail:
-                streamed = True
-                yield TextDelta(run_id=self._run_id, iteration=command.iteration, text=tail)
-            return assembler.reply(time.monotonic() - started, streamed_text=streamed)
+                yield self._delta(command, tail)
+            return reader.reply()
         except Exception as exc:  # classified by the loop
-            return ModelFailed(exc, streamed_text=streamed)
+            return ModelFailed(exc, streamed_text=reader is not None and reader.streamed)
         finally:
             output.close()
 
@@ -184,7 +218,7 @@ class SyncDriver:
                 return [f.result() for f in futures]
         outcomes: list[ToolOutcome | BaseException] = []
         for call in calls:
-            stop = stop_reason(self._cancel, self._deadline)
+            stop = self._stop()
             if stop is not None:
                 outcomes.append(stop)
                 break
