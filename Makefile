@@ -6,7 +6,7 @@ LOCAL_STAMP := $(VENV)/.installed-local
 
 export PRAISONLIKE_ALLOW_MODEL_REQUESTS ?= 0
 
-.PHONY: test demo bench soak lint install local clean
+.PHONY: test demo bench soak lint install local browser clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,12 @@ bench: $(STAMP)
 
 soak: $(STAMP)
 	$(PY) scripts/soak.py --turns 10000
+
+# Debian's chromium for the chat-page test (Playwright drives it; no browser download).
+browser:
+	@test -x /usr/bin/chromium || { \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update && $$SUDO apt-get install -y chromium; }
 
 clean:
 	rm -rf $(VENV) build *.egg-info
