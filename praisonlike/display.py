@@ -117,10 +117,16 @@ class LiveDisplay:
     next turn (a ``run_started`` event resets it). Calls are serialised by a
     lock, so events may come from any thread. Events it does not know are
     ignored. :meth:`close` stops a spinner left running by an aborted turn.
+
+    The error that ends a turn is shown once, as its own line; the summary
+    line after it gives only how the turn ended. With ``show_errors=False``
+    that line is left out too, for a caller that reports the raised error
+    itself (the ``praisonlike`` command does); recovered errors are still shown.
     """
 
-    def __init__(self, console: Console | None = None) -> None:
+    def __init__(self, console: Console | None = None, *, show_errors: bool = True) -> None:
         self.console = console if console is not None else Console()
+        self._show_errors = show_errors
         self._fancy = self.console.is_terminal
         self._glyph = _GLYPHS[self._fancy]
         self._lock = threading.RLock()
@@ -203,7 +209,7 @@ class LiveDisplay:
                 f"spent: {self._clean(event.message)}",
                 "bold yellow",
             )
-        elif isinstance(event, ErrorEvent):
+        elif isinstance(event, ErrorEvent) and (self._show_errors or not event.fatal):
             label = "error" if event.fatal else "recovered from"
             self._line(
                 f"{g['error']}{label} {event.error_type}: {self._clean(event.message)}",
@@ -313,8 +319,6 @@ def _summary_parts(result: RunResult) -> list[str]:
         f"cost {format_cost(usage.cost, complete=usage.cost_complete)}",
         f"{result.latency:.2f}s",
     ]
-    if result.error:
-        parts.append(shorten(redact_secrets(result.error), 300))
     return parts
 
 

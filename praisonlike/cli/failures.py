@@ -15,7 +15,7 @@ from __future__ import annotations
 import traceback
 from enum import IntEnum
 
-from praisonlike.cli.output import Output
+from praisonlike.cli.output import Output, one_line
 from praisonlike.errors import (
     AuthenticationError,
     ConfigurationError,
@@ -92,8 +92,10 @@ def describe(exc: BaseException) -> str:
 
 
 def hint_for(exc: BaseException) -> str | None:
-    if isinstance(exc, CommandFailed):
-        return exc.hint
+    """What to do next: the error's own ``hint`` when it carries one, else the CLI's."""
+    own = getattr(exc, "hint", None)
+    if isinstance(own, str) and own.strip():
+        return one_line(own)
     if isinstance(exc, AuthenticationError):
         return KEY_HINT
     if isinstance(exc, ModelNotFoundError):

@@ -194,7 +194,9 @@ def test_budget_warning_is_shown(server: LocalLLMServer, llm: dict[str, Any]) ->
     assert " of $0.00001 spent: " in plain_text(console)
 
 
-def test_fatal_error_is_shown_then_summary(server: LocalLLMServer, llm: dict[str, Any]) -> None:
+def test_fatal_error_is_shown_once_then_summary(
+    server: LocalLLMServer, llm: dict[str, Any]
+) -> None:
     server.add(Fault.authentication())
     console = plain()
     display = LiveDisplay(console)
@@ -203,7 +205,20 @@ def test_fatal_error_is_shown_then_summary(server: LocalLLMServer, llm: dict[str
     lines = plain_text(console).splitlines()
     assert lines[0].startswith("! error AuthenticationError: Credentials rejected")
     assert lines[1].startswith("! error | 1 round | 0 tokens")
-    assert "Credentials rejected" in lines[1]
+    assert len(lines) == 2
+    assert plain_text(console).count("Credentials rejected") == 1
+
+
+def test_fatal_error_left_to_the_caller(server: LocalLLMServer, llm: dict[str, Any]) -> None:
+    server.extend([ToolCalls([Call("get_weather", {"city": "Oslo"})]), Fault.authentication()])
+    console = plain()
+    with pytest.raises(AuthenticationError):
+        run(make_agent(llm), LiveDisplay(console, show_errors=False))
+    lines = plain_text(console).splitlines()
+    assert lines[0] == '-> get_weather(city="Oslo")'
+    assert lines[1].startswith("<- get_weather (")
+    assert lines[2].startswith("! error | 2 rounds | 1 tool call | ")
+    assert len(lines) == 3
 
 
 def test_compaction_and_unknown_events(server: LocalLLMServer) -> None:

@@ -1,0 +1,89 @@
+"""How the ``praisonlike`` command reports a failure: the error once, one hint, the exit code.
+
+In-process ``main()`` calls against LocalLLMServer (docs/cli.md, "Errors and exit codes").
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+from praisonlike.cli import main
+from praisonlike.cli.failures import report
+from praisonlike.cli.output import Output
+from praisonlike.errors import PraisonlikeError
+from praisonlike.testing import Fault, LocalLLMServer
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::praisonlike.context.window.ContextWindowUnknownWarning"
+)
+
+PROVIDER_TEXT = "The model `nope` does not exist"
+
+
+def model_args(server: LocalLLMServer, model: str = "openai/nope") -> list[str]:
+    return ["--model", model, "--api-base", server.url, "--api-key", "sk-test"]
+
+
+def lines_with(prefix: str, text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith(prefix)]
+
+
+def run_main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_a_failed_turn_prints_its_error_once_then_one_hint(
+    server: LocalLLMServer, capsys: pytest.CaptureFixture[str], json_output: bool
+) -> None:
+    server.add(Fault.model_not_found("nope"))
+    extra = ["--json"] if json_output else []
+    code, out, err = run_main(["chat", "hi", *model_args(server), *extra], capsys)
+    assert code == 1
+    shown = err if json_output else out + err  # with --json stdout is the RunResult
+    assert shown.count(PROVIDER_TEXT) == 1
+    [error] = lines_with("praisonlike: error: ", err)
+    assert error.startswith("praisonlike: error: ModelNotFoundError: ")
+    assert PROVIDER_TEXT in error
+    [hint] = lines_with("praisonlike: hint: ", err)
+    assert "praisonlike models info" in hint
+    assert err.splitlines()[-2:] == [error, hint]
+    display = err if json_output else out
+    [summary] = [line for line in display.splitlines() if " | 1 round | " in line]
+    assert summary.startswith("! error | 1 round | 0 tokens")
+
+
+def test_a_failed_turn_in_a_session_prints_its_error_once(
+    server: LocalLLMServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.add(Fault.model_not_found("nope"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("hi\n"))
+    code, out, err = run_main(["chat", *model_args(server)], capsys)
+    assert code == 0
+    assert (out + err).count(PROVIDER_TEXT) == 1
+    assert len(lines_with("praisonlike: error: ", err)) == 1
+    assert len(lines_with("praisonlike: hint: ", err)) == 1
+    assert "session cost: unknown" in out
+
+
+class QuotaError(PraisonlikeError):
+    """An error that says what to do about it."""
+
+    hint = "raise the quota in the\nprovider's console"
+
+
+def test_an_error_that_carries_a_hint_gets_that_hint() -> None:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    output = Output.create(stdout=stdout, stderr=stderr)
+    code = report(QuotaError("quota used up"), output, debug=False)
+    assert code == 1
+    assert stdout.getvalue() == ""
+    assert stderr.getvalue().splitlines() == [
+        "praisonlike: error: QuotaError: quota used up",
+        "praisonlike: hint: raise the quota in the provider's console",
+    ]
