@@ -17,6 +17,7 @@ from praisonlike.context.config import ContextConfig
 
 if TYPE_CHECKING:
     from praisonlike.context.seam import AgentContextSeam
+    from praisonlike.context.tokens import TokenCounter
     from praisonlike.llm.turn_spec import ContextSeam
 
 
@@ -35,6 +36,11 @@ class ContextMixin:
             seam = AgentContextSeam(manager, self.context_config is not None)
             self._context_seams[model] = seam
         return seam
+
+    def _token_counter(self, model: str) -> TokenCounter:
+        """The token counter the context budget of ``model`` uses."""
+        self._context_for(model)
+        return self._context_seams[model].counter
 
     def _forget_context(self) -> None:
         """Drop what the context managers remember of the cleared conversation."""

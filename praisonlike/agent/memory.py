@@ -8,7 +8,7 @@ is updated on a background thread; it never delays or breaks the answer, and
 the next turn's system prompt carries it. ``close()`` waits for it.
 
 Uses from ``self``: ``name``, ``session_id``, ``memory_config``, ``usage_tracker``,
-``_history``, ``_primary_llm()``, ``_notify()``.
+``_history``, ``_primary_llm()``, ``_token_counter()``, ``_notify()``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from praisonlike.run_enums import TerminationReason
 
 if TYPE_CHECKING:
     from praisonlike.agent.turn import Turn
+    from praisonlike.context.tokens import TokenCounter
     from praisonlike.llm.config import LLMConfig
     from praisonlike.llm.tool_loop import TurnOutcome
     from praisonlike.llm.usage import UsageTracker
@@ -49,7 +50,11 @@ class MemoryConfig:
     ``store`` is a :class:`SessionStore`, a path, a ``sqlite:///`` or
     ``postgresql://`` URL, or None for ``~/.praisonlike/sessions.db``.
     ``owner`` is the identity recorded on a new session and sent with remote
-    stop and steer requests.
+    stop and steer requests. On a session's first turn the last
+    ``history_rounds`` answered turns are loaded as history; with
+    ``history_tokens``, the oldest of them are left out until the rest fit
+    that many tokens, counted with the agent's token counter (the model's
+    tokenizer, as for the context budget).
     """
 
     store: Any = None
@@ -98,6 +103,8 @@ class MemoryMixin:
 
         def _primary_llm(self) -> LLMConfig: ...
 
+        def _token_counter(self, model: str) -> TokenCounter: ...
+
         def _notify(self, event: Any) -> None: ...
 
     @property
@@ -134,8 +141,12 @@ class MemoryMixin:
                 limit=max(config.history_rounds * 3, 30),
                 statuses=[MessageStatus.NORMAL],
             )
+            counter = self._token_counter(self._primary_llm().model)
             self._history = history_window(
-                turns, rounds=config.history_rounds, max_tokens=config.history_tokens
+                turns,
+                rounds=config.history_rounds,
+                max_tokens=config.history_tokens,
+                count_tokens=counter.count_message,
             )
         if config.long_term:
             self._summary = store.get_summary(self.session_id)

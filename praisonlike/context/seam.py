@@ -7,6 +7,7 @@ from typing import Any
 
 from praisonlike.context.manager import ContextManager
 from praisonlike.context.prepared import Prepared
+from praisonlike.context.tokens import TokenCounter
 
 
 class AgentContextSeam:
@@ -38,6 +39,11 @@ class AgentContextSeam:
 
     def forget_history(self) -> None:
         self._manager.forget_history()
+
+    @property
+    def counter(self) -> TokenCounter:
+        """The manager's token counter (its cache is shared with every request)."""
+        return self._manager.counter
 
     def count(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> int:
         counter = self._manager.counter

@@ -18,7 +18,13 @@ import pytest
 from praisonlike import Agent, ExecutionConfig
 from praisonlike.agent.memory import MemoryConfig
 from praisonlike.errors import AuthenticationError, StateVersionError
-from praisonlike.memory import MessageStatus, SQLiteStore, atomic_write_json, read_json
+from praisonlike.memory import (
+    MessageStatus,
+    SQLiteStore,
+    TurnRecord,
+    atomic_write_json,
+    read_json,
+)
 from praisonlike.testing import Call, Fault, LocalLLMServer, Text, ToolCalls
 
 
@@ -278,3 +284,41 @@ def test_timeout_turn_is_stored_as_timeout(
     with pytest.raises(Exception, match="deadline"):
         agent.chat("slow please")
     assert [t.status for t in store.load_turns("t")] == [MessageStatus.TIMEOUT]
+
+
+def _dense_text(seed: int, words: int) -> str:
+    """Text that tokenises at about two characters a token (hex ids), far from chars/4."""
+    return " ".join(f"{(seed * 7919 + n * 104729) % 16**6:06x}" for n in range(words))
+
+
+def test_history_tokens_is_counted_with_the_models_tokenizer(
+    server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path
+) -> None:
+    from praisonlike.context import TokenCounter
+
+    store = SQLiteStore(tmp_path / "s.db")
+    for n in range(12):
+        store.save_turn(
+            TurnRecord(
+                id=f"t{n}",
+                conversation_id="s1",
+                query=f"question {n}: " + _dense_text(n, 12),
+                answer=f"answer {n}: " + _dense_text(n + 100, 24),
+                status=MessageStatus.NORMAL,
+                created_at=1000.0 + n,
+            )
+        )
+    server.add(Text("ok"))
+    agent = make_agent(
+        llm, None, memory=MemoryConfig(store=store, history_tokens=700, long_term=False)
+    )
+    agent.chat("new")
+    history = server.requests[0].messages[1:-1]
+    counter = TokenCounter(llm["model"])
+    tokens = sum(counter.count_message(m) for m in history)
+    pair = max(
+        counter.count_message(history[i]) + counter.count_message(history[i + 1])
+        for i in range(0, len(history), 2)
+    )
+    assert history and history[-1]["content"].startswith("answer 11:")
+    assert 700 - pair < tokens <= 700
