@@ -22,6 +22,7 @@ from praisonlike.agent.observers import Observer, ObserversMixin
 from praisonlike.agent.prompt import PromptMixin
 from praisonlike.agent.reflection import ReflectionMixin
 from praisonlike.agent.remote_control import RemoteControlMixin
+from praisonlike.agent.serving import ServingMixin
 from praisonlike.agent.skills import SkillMixin, skill_folders
 from praisonlike.agent.state import StateMixin
 from praisonlike.agent.steering import SteeringMixin
@@ -66,6 +67,7 @@ class Agent(
     GuardrailMixin,
     ReflectionMixin,
     RemoteControlMixin,
+    ServingMixin,
 ):
     """A single LLM agent with tools.
 

@@ -1,0 +1,118 @@
+"""ServingMixin: serve the agent over HTTP (``agent.to_asgi()``).
+
+The served agent is a template: an agent is one conversation, so each run the
+server starts gets a fresh agent built with the same constructor arguments,
+the run's ``session_id`` and the server's session store. Its history comes
+from the store, so any worker sharing the store can run a session's next turn.
+Starlette is imported only when ``to_asgi`` is called.
+
+Uses from ``self``: ``memory_config``, ``execution``, ``usage_tracker``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from praisonlike.agent.memory import MemoryConfig
+    from praisonlike.llm.config import ExecutionConfig
+    from praisonlike.llm.usage import UsageTracker
+
+
+class ServingMixin:
+    memory_config: MemoryConfig | None
+    execution: ExecutionConfig
+    usage_tracker: UsageTracker
+    _serving_arguments: tuple[tuple[Any, ...], dict[str, Any]]
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        instance = super().__new__(cls)
+        instance._serving_arguments = (args, dict(kwargs))
+        return instance
+
+    def to_asgi(
+        self,
+        *,
+        tokens: Mapping[str, str] | None = None,
+        store: Any = None,
+        ping_interval: float = 10.0,
+        max_body_bytes: int = 1 << 20,
+        run_timeout: float | None = None,
+        control_poll_interval: float = 0.5,
+    ) -> Any:
+        """A Starlette app serving this agent (see docs/serving.md).
+
+        ``tokens`` maps bearer tokens to owner names; without it the app
+        answers only on a loopback address. ``store`` is where sessions are
+        kept (a store, path or URL); by default the agent's own
+        ``MemoryConfig`` store, else an in-memory SQLite store that lives as
+        long as the app. ``run_timeout`` caps every run (a request may ask
+        for less). Needs ``praisonlike[serve]``; raises
+        :class:`~praisonlike.errors.ConfigurationError` for invalid settings.
+        """
+        from praisonlike.serve.app import create_app
+        from praisonlike.serve.config import ServeConfig
+
+        config = ServeConfig(
+            tokens=dict(tokens) if tokens is not None else None,
+            store=store,
+            ping_interval=ping_interval,
+            max_body_bytes=max_body_bytes,
+            run_timeout=run_timeout,
+            control_poll_interval=control_poll_interval,
+        )
+        return create_app(self, config)
+
+    def served_store(self, store: Any = None) -> Any:
+        """The session store a server of this agent uses for ``store`` (see :meth:`to_asgi`)."""
+        from praisonlike.memory.store import open_store
+
+        if store is not None:
+            return open_store(store)
+        if self.memory_config is not None:
+            return open_store(self.memory_config.store)
+        from praisonlike.memory.sqlite_store import SQLiteStore
+
+        return SQLiteStore(":memory:")
+
+    def agent_for_run(
+        self,
+        *,
+        session_id: str | None,
+        owner: str | None,
+        store: Any,
+        timeout: float | None = None,
+    ) -> Any:
+        """A fresh agent like this one for one run of ``session_id``, kept in ``store``.
+
+        ``session_id=None`` gives an agent without memory. It shares this
+        agent's usage tracker, so ``agent.usage`` counts every served run.
+        ``timeout`` (seconds) replaces a longer ``max_execution_time``.
+        Hooks registered with ``agent.on(...)`` after construction are not
+        carried over: pass them as ``hooks=`` to serve them.
+        """
+        from praisonlike.agent.memory import MemoryConfig
+
+        args, kwargs = self._serving_arguments
+        execution = self.execution
+        if timeout is not None and (
+            execution.max_execution_time is None or timeout < execution.max_execution_time
+        ):
+            execution = dataclasses.replace(execution, max_execution_time=timeout)
+        if session_id is None:
+            memory: Any = False
+        else:
+            base = self.memory_config or MemoryConfig(long_term=False)
+            memory = dataclasses.replace(base, store=store, owner=owner)
+        return type(self)(
+            *args,
+            **{
+                **kwargs,
+                "session_id": session_id,
+                "memory": memory,
+                "execution": execution,
+                "usage_tracker": self.usage_tracker,
+            },
+        )
