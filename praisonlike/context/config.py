@@ -26,8 +26,9 @@ class ContextConfig:
     - ``hard_cap``: a compacted request still above this is cut hard, to 80% of
       the budget (or ``hard_cap`` when that is lower).
 
-    ``keep_last_turns`` turns are never touched by ``drop_oldest_tools`` and are
-    what ``sliding_window`` keeps. ``tool_output_limit`` is a number of
+    ``keep_last_turns`` is how many turns ``sliding_window`` keeps
+    (``drop_oldest_tools`` replaces tool results oldest first, whatever the
+    turn, before it drops any turn). ``tool_output_limit`` is a number of
     characters: a longer tool result is cut to its head and tail.
     ``max_context_tokens`` overrides the model's window; ``summary_model`` is
     the model the ``summarise`` strategy should call (None: the agent's own).

@@ -45,8 +45,8 @@ _STRATEGIES: dict[str, StrategyFunction] = {
     "sliding_window": lambda messages, _, __, config: sliding_window(
         messages, config.keep_last_turns
     ),
-    "drop_oldest_tools": lambda messages, budget, counter, config: drop_oldest_tools(
-        messages, budget, counter, config.keep_last_turns
+    "drop_oldest_tools": lambda messages, budget, counter, _: drop_oldest_tools(
+        messages, budget, counter
     ),
 }
 

@@ -55,19 +55,20 @@ def sliding_window(messages: Sequence[Message], keep_last_turns: int) -> list[Me
 
 
 def drop_oldest_tools(
-    messages: Sequence[Message], budget: int, counter: TokenCounter, keep_last_turns: int
+    messages: Sequence[Message], budget: int, counter: TokenCounter
 ) -> list[Message]:
-    """Replace old tool results with :data:`PLACEHOLDER`, then drop oldest turns.
+    """Replace tool results with :data:`PLACEHOLDER`, oldest first, then drop oldest turns.
 
-    Tool results outside the last ``keep_last_turns`` turns are replaced oldest
-    first, only as long as the messages exceed ``budget``; if that is not
-    enough, the oldest whole turns are dropped as in :func:`truncate`.
+    The tool results of every turn but the current one are replaced oldest
+    first, only as long as the messages exceed ``budget``. Only when all of
+    them are replaced and the messages still exceed ``budget`` are the oldest
+    whole turns dropped, as in :func:`truncate`. The current turn is never
+    changed.
     """
     conversation = split_turns(messages)
     turns = [list(turn) for turn in conversation.turns]
     total = counter.count_messages(messages)
-    protected = max(1, keep_last_turns)
-    for turn in turns[: max(0, len(turns) - protected)]:
+    for turn in turns[:-1]:
         for index, message in enumerate(turn):
             if total <= budget:
                 break

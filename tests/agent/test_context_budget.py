@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from praisonlike import Agent, TerminationReason
 from praisonlike.context import (
+    PLACEHOLDER,
     SUMMARY_ACK,
     SUMMARY_PREFIX,
     ContextConfig,
@@ -163,6 +164,45 @@ def test_a_long_tool_loop_past_the_window_completes_within_it(
         "truncate_tools",
         "compact_then_truncate",
     ]
+
+
+def report_section(topic: str) -> str:
+    """Look a topic up in the report (4,689 characters).
+
+    Args:
+        topic: What to look up.
+    """
+    text = f"SECTION {topic} START " + words(800, len(topic))
+    return (text + " " + "x" * 4689)[:4689]
+
+
+def test_drop_oldest_tools_replaces_tool_results_before_dropping_any_turn(
+    server: LocalLLMServer, llm: dict[str, Any]
+) -> None:
+    agent = Agent(
+        instructions="You read reports.",
+        llm=llm,
+        tools=[report_section],
+        context=small_window(strategy="drop_oldest_tools"),
+    )
+    questions = [f"Question {n}: what does section s{n} say?" for n in range(5)]
+    for n, question in enumerate(questions):
+        server.extend(
+            [ToolCalls([Call("report_section", {"topic": f"s{n}"}, id=f"c{n}")]), Text(f"A{n}")]
+        )
+        agent.chat(question)
+    server.add(Text("done"))
+    agent.chat("Which sections did we read?")
+
+    last = server.requests[-1]
+    assert COUNTER.count_messages(agent.chat_history) > BUDGET
+    assert_within([last], BUDGET, "Which sections did we read?")
+    users = [m["content"] for m in last.messages if m["role"] == "user"]
+    assert users == [*questions, "Which sections did we read?"]
+    results = {m["tool_call_id"]: m["content"] for m in last.messages if m["role"] == "tool"}
+    assert list(results) == ["c0", "c1", "c2", "c3", "c4"]
+    replaced = [call_id for call_id, content in results.items() if content == PLACEHOLDER]
+    assert replaced and replaced == list(results)[: len(replaced)]
 
 
 def test_routes_fits_then_truncate_tools_then_compact_then_truncate(

@@ -106,7 +106,7 @@ def test_each_strategy_alone_keeps_the_invariants(
     snapshot = copy.deepcopy(messages)
     for result in (
         truncate(messages, budget, COUNTER),
-        drop_oldest_tools(messages, budget, COUNTER, keep),
+        drop_oldest_tools(messages, budget, COUNTER),
     ):
         _check(messages, result, budget=budget)
     _check(messages, sliding_window(messages, keep))
@@ -116,17 +116,26 @@ def test_each_strategy_alone_keeps_the_invariants(
 
 
 @SETTINGS
-@given(conversations(), st.integers(50, 3000), st.integers(1, 3))
-def test_drop_oldest_tools_spares_the_protected_turns(
-    messages: list[dict], budget: int, keep: int
+@given(conversations(), st.integers(50, 3000))
+def test_drop_oldest_tools_replaces_results_oldest_first_before_dropping_turns(
+    messages: list[dict], budget: int
 ) -> None:
-    result = drop_oldest_tools(messages, budget, COUNTER, keep)
-    protected_from = [i for i, m in enumerate(messages) if m["role"] == "user"][-keep:][0]
-    protected_ids = {m.get("tool_call_id") for m in messages[protected_from:]}
+    result = drop_oldest_tools(messages, budget, COUNTER)
     current_from = [i for i, m in enumerate(messages) if m["role"] == "user"][-1]
     current = messages[current_from:]
     assert result[len(result) - len(current) :] == current
-    replaced = [m for m in result if m.get("content") == PLACEHOLDER and m["role"] == "tool"]
-    assert not [m for m in replaced if m["tool_call_id"] in protected_ids]
-    if replaced:
+    original = {m["tool_call_id"]: m for m in messages if m["role"] == "tool"}
+    earlier = [m for m in result[: len(result) - len(current)] if m["role"] == "tool"]
+    replaced = [m.get("content") == PLACEHOLDER for m in earlier]
+    if any(replaced):
         assert COUNTER.count_messages(messages) > budget
+    replaceable = [
+        flag
+        for flag, m in zip(replaced, earlier, strict=True)
+        if text_length(original[m["tool_call_id"]]) > len(PLACEHOLDER)
+    ]
+    assert replaceable == sorted(replaceable, reverse=True), "replaced oldest first"
+    if len(result) < len(messages):
+        assert all(replaceable), "a turn was dropped while a tool result was left"
+
+

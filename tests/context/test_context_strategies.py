@@ -84,7 +84,7 @@ def test_drop_oldest_tools_replaces_old_results_oldest_first_before_dropping_tur
         {**messages[3], "content": PLACEHOLDER}
     )
     budget = total - one_output - one_output // 2
-    result = drop_oldest_tools(messages, budget, COUNTER, keep_last_turns=2)
+    result = drop_oldest_tools(messages, budget, COUNTER)
     assert len(result) == len(messages)
     placeholders = [i for i, m in enumerate(result) if m.get("content") == PLACEHOLDER]
     assert placeholders == [3, 7]
@@ -93,11 +93,30 @@ def test_drop_oldest_tools_replaces_old_results_oldest_first_before_dropping_tur
     assert not check_invariants(messages, result, counter=COUNTER, budget=budget)
 
 
-def test_drop_oldest_tools_protects_the_last_turns_then_drops_turns() -> None:
+def test_drop_oldest_tools_replaces_every_earlier_result_before_dropping_a_turn() -> None:
     messages = simple_conversation(6, words=10, tool_words=400)
-    result = drop_oldest_tools(messages, 900, COUNTER, keep_last_turns=2)
-    kept_tools = [m for m in result if m["role"] == "tool"]
-    assert kept_tools and all(m["content"] != PLACEHOLDER for m in kept_tools[-2:])
+    all_replaced = [
+        {**m, "content": PLACEHOLDER} if m["role"] == "tool" and i < len(messages) - 4 else m
+        for i, m in enumerate(messages)
+    ]
+    budget = _count(all_replaced)
+    result = drop_oldest_tools(messages, budget, COUNTER)
+    assert result == all_replaced
+    assert result[-4:] == messages[-4:]
+
+    result = drop_oldest_tools(messages, budget - 1, COUNTER)
+    assert result == [all_replaced[0], *all_replaced[5:]]
+    assert _count(result) <= budget - 1
+    assert not check_invariants(messages, result, counter=COUNTER, budget=budget - 1)
+
+
+def test_drop_oldest_tools_never_changes_the_current_turn() -> None:
+    messages = simple_conversation(6, words=10, tool_words=400)
+    result = drop_oldest_tools(messages, 900, COUNTER)
+    assert result[-4:] == messages[-4:]
+    assert [m["content"] for m in result[:-4] if m["role"] == "tool"] == [PLACEHOLDER] * (
+        len([m for m in result[:-4] if m["role"] == "tool"])
+    )
     assert _count(result) <= 900
     assert result[1]["role"] == "user"
     assert not check_invariants(messages, result, counter=COUNTER, budget=900)
@@ -105,7 +124,7 @@ def test_drop_oldest_tools_protects_the_last_turns_then_drops_turns() -> None:
 
 def test_drop_oldest_tools_leaves_a_fitting_conversation_alone() -> None:
     messages = simple_conversation(4, tool_words=50)
-    assert drop_oldest_tools(messages, 10**6, COUNTER, keep_last_turns=1) == messages
+    assert drop_oldest_tools(messages, 10**6, COUNTER) == messages
 
 
 def test_insurance_cut_cuts_the_largest_texts_of_the_current_turn() -> None:
