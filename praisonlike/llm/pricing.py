@@ -1,7 +1,8 @@
 """Prices of models and the cost of their usage, in USD.
 
 Prices come from the caller's overrides first, then from LiteLLM's local price
-map (never downloaded). A model with no known price costs ``None`` -- never 0 --
+map (never downloaded). The bundled local models (``local``, ``local/<name>``)
+run on this machine and cost nothing. A model with no known price costs ``None`` -- never 0 --
 so totals can say they are incomplete (see :class:`~praisonlike.llm.usage.Usage`).
 Prices are flat per token: LiteLLM's base rates, without tiers for long prompts
 or batch / priority discounts.
@@ -21,6 +22,8 @@ from praisonlike.llm.backend import load_litellm
 from praisonlike.llm.usage import Usage
 
 _PER_MILLION = 1_000_000
+_LOCAL_PREFIX = "local"
+
 
 @dataclass(frozen=True)
 class ModelPrice:
@@ -45,7 +48,10 @@ def resolve_price(
     optional ``"cached_input"``, in USD per million tokens. They are matched by
     the exact model string, then by the name without its provider prefix
     (``"openai/gpt-4o-mini"`` matches an override for ``"gpt-4o-mini"``), before
-    LiteLLM's price map is consulted. LiteLLM lookups are cached per model.
+    LiteLLM's price map is consulted. A model LiteLLM only guesses at (it
+    resolves ``gpt-9-turbo`` to an entry with zero prices that is not in its
+    map) has no price. ``local`` and ``local/<name>`` are free (all rates 0).
+    LiteLLM lookups are cached per model.
 
     Raises:
         ConfigurationError: a matching override lacks ``input`` or ``output``,
@@ -54,6 +60,8 @@ def resolve_price(
     override = _find_override(model, overrides)
     if override is not None:
         return _price_from_override(model, override)
+    if model == _LOCAL_PREFIX or model.startswith(f"{_LOCAL_PREFIX}/"):
+        return ModelPrice(0.0, 0.0, 0.0)
     with _cache_lock:
         if model in _litellm_prices:
             return _litellm_prices[model]
@@ -166,6 +174,8 @@ def _price_from_litellm(model: str) -> ModelPrice | None:
         try:
             info = litellm.get_model_info(model)
         except Exception:
+            return None
+        if info.get("key") not in litellm.model_cost:
             return None
     input_cost = _per_token(info, "input_cost_per_token")
     output_cost = _per_token(info, "output_cost_per_token")

@@ -257,3 +257,15 @@ def test_bad_counts_are_clamped_or_ignored(value: Any, expected: int) -> None:
     assert parsed.cached_tokens == expected
     assert parsed.reasoning_tokens == expected
     assert parsed.completion_tokens == 1
+
+
+@pytest.mark.parametrize("model", ["gpt-9-turbo", "openai/gpt-9-turbo"])
+def test_a_model_litellm_only_guesses_at_has_no_price(model: str) -> None:
+    assert resolve_price(model) is None
+    assert cost_of(model, usage(1000, 1000)) is None
+
+
+@pytest.mark.parametrize("model", ["local", "local/qwen2.5-coder-0.5b", "local/smollm2-135m"])
+def test_the_bundled_local_models_are_free(model: str) -> None:
+    assert resolve_price(model) == ModelPrice(0.0, 0.0, 0.0)
+    assert cost_of(model, usage(1000, 1000)) == 0.0
