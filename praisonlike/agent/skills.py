@@ -7,11 +7,17 @@ text starting with ``/`` passes through unchanged. Model-invocable skills are
 listed (name and description) in the system prompt, and a built-in
 ``load_skill(name)`` tool returns a body when the model asks for it.
 
-Uses from ``self``: ``skill_folders``, ``_skill_set_cache``, ``_skill_registries``.
+Only the agent's own tools are combined with ``load_skill`` once and kept
+(``_skill_registries``, one entry); a call's ``tools=`` list is combined afresh
+for that call and never kept, so it is freed with the turn.
+
+Uses from ``self``: ``skill_folders``, ``_skill_set_cache``, ``_skill_registries``,
+``_registry_for_call`` (ToolExecutionMixin).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +47,10 @@ class SkillMixin:
     skill_folders: tuple[Path, ...] | None
     _skill_set_cache: SkillSet | None
     _skill_registries: dict[int, tuple[ToolRegistry, ToolRegistry]]
+
+    if TYPE_CHECKING:
+
+        def _registry_for_call(self, tools: Sequence[Any] | None) -> ToolRegistry: ...
 
     @property
     def skills(self) -> SkillSet:
@@ -76,11 +86,13 @@ class SkillMixin:
             return registry
         if LOAD_SKILL_TOOL in registry:
             return registry
+        if registry is not self._registry_for_call(None):
+            return registry.with_tools([self._load_skill_tool()])
         cached = self._skill_registries.get(id(registry))
         if cached is not None and cached[0] is registry:
             return cached[1]
         combined = registry.with_tools([self._load_skill_tool()])
-        self._skill_registries[id(registry)] = (registry, combined)
+        self._skill_registries = {id(registry): (registry, combined)}
         return combined
 
     def _load_skill_tool(self) -> FunctionTool:

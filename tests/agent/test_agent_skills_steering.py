@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gc
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +96,31 @@ def test_model_loads_a_skill_with_the_builtin_tool(
     assert "Always answer" not in system and "hidden" not in system
     tool_message = [m for m in server.requests[1].messages if m["role"] == "tool"][0]
     assert tool_message["content"] == "Always answer in 5-7-5 syllables."
+
+
+def test_per_call_tools_are_not_kept_alive_by_the_skill_tool(
+    server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path
+) -> None:
+    write_skill(tmp_path, "haiku", "Always answer in 5-7-5 syllables.")
+    server.default = Text("ok")
+    agent = Agent(instructions="x", llm=llm, tools=[git_log], skills=[tmp_path])
+    passed: list[weakref.ref[Any]] = []
+    for n in range(5):
+
+        def lookup(key: str) -> str:
+            """Look a key up."""
+            return key
+
+        lookup.__name__ = f"lookup_{n}"
+        passed.append(weakref.ref(lookup))
+        agent.chat("q", tools=[lookup])
+        del lookup
+    agent.chat("q")
+    gc.collect()
+    assert [ref() for ref in passed] == [None] * 5
+    offered = [sorted(t["function"]["name"] for t in r.tools) for r in server.requests]
+    assert offered[0] == ["load_skill", "lookup_0"]
+    assert offered[-1] == ["git_log", "load_skill"]
 
 
 def test_malformed_skill_raises_naming_the_file(llm: dict[str, Any], tmp_path: Path) -> None:
