@@ -1,0 +1,133 @@
+"""create_app: the Starlette app of a served agent (routes in docs/serving.md).
+
+Every ``/v1`` route but ``/v1/health`` first resolves the requester (see
+:mod:`praisonlike.serve.auth`); a refusal is a JSON error body
+(:mod:`praisonlike.serve.http_errors`). Nothing is logged about a request
+beyond its outcome: no body, no header, no token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from praisonlike.llm import backend
+from praisonlike.log import get_logger
+from praisonlike.serve import openai_routes, run_routes, session_routes
+from praisonlike.serve.config import ServeConfig
+from praisonlike.serve.http_errors import ApiError, error_body
+from praisonlike.serve.state import ServerState
+
+STATIC_DIR = Path(__file__).parent / "static"
+NO_AUTH_NOTICE = (
+    "no tokens configured: no auth, so the app answers only on a loopback address "
+    "(127.0.0.1, ::1); configure tokens to serve anything else"
+)
+
+_log = get_logger("praisonlike.serve")
+
+Handler = Callable[[ServerState, Any, str | None], Awaitable[Any]]
+
+
+def create_app(agent: Any, config: ServeConfig | None = None) -> Any:
+    """A Starlette app serving ``agent`` as a template for every run (see ``Agent.to_asgi``)."""
+    from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
+    from starlette.requests import Request
+    from starlette.responses import FileResponse, JSONResponse, Response
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
+    state = ServerState.build(agent, config or ServeConfig())
+
+    def protected(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            try:
+                requester = state.auth.owner(request.headers, request.scope)
+                answer = await handler(state, request, requester)
+            except ApiError as exc:
+                return JSONResponse(error_body(exc.status, exc.message), exc.status)
+            except PermissionError:
+                return JSONResponse(error_body(403, "refused: not the owner"), 403)
+            return answer if isinstance(answer, Response) else JSONResponse(answer)
+
+        return endpoint
+
+    async def runs(state: ServerState, request: Request, who: str | None) -> Any:
+        return await run_routes.start_run(state, request, who)
+
+    async def stop(state: ServerState, request: Request, who: str | None) -> Any:
+        answer = await run_routes.stop_run(state, request, request.path_params["run_id"], who)
+        return JSONResponse(answer, 202)
+
+    async def steer(state: ServerState, request: Request, who: str | None) -> Any:
+        answer = await run_routes.steer_run(state, request, request.path_params["run_id"], who)
+        return JSONResponse(answer, 202)
+
+    async def session(state: ServerState, request: Request, who: str | None) -> Any:
+        return await session_routes.session(state, request.path_params["session_id"], who)
+
+    async def messages(state: ServerState, request: Request, who: str | None) -> Any:
+        return await session_routes.messages(
+            state, request.path_params["session_id"], who, _limit(request)
+        )
+
+    async def completions(state: ServerState, request: Request, who: str | None) -> Any:
+        return await openai_routes.chat_completions(state, request, who)
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def page(request: Request) -> Response:
+        index = STATIC_DIR / "index.html"
+        if index.is_file():
+            return FileResponse(index, headers={"Cache-Control": "no-cache"})
+        return Response(_PLACEHOLDER, media_type="text/html")
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        message = exc.detail if isinstance(exc, HTTPException) else "internal error"
+        return JSONResponse(error_body(status, str(message)), status)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        if not state.auth.enabled:
+            _log.warning(NO_AUTH_NOTICE)
+        await asyncio.to_thread(backend.load_litellm)
+        yield
+
+    routes: list[Route | Mount] = [
+        Route("/", page, methods=["GET"]),
+        Route("/v1/health", health, methods=["GET"]),
+        Route("/v1/runs", protected(runs), methods=["POST"]),
+        Route("/v1/runs/{run_id}/stop", protected(stop), methods=["POST"]),
+        Route("/v1/runs/{run_id}/steer", protected(steer), methods=["POST"]),
+        Route("/v1/sessions/{session_id}", protected(session), methods=["GET"]),
+        Route("/v1/sessions/{session_id}/messages", protected(messages), methods=["GET"]),
+        Route("/v1/chat/completions", protected(completions), methods=["POST"]),
+    ]
+    if STATIC_DIR.is_dir():
+        routes.append(Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"))
+    app = Starlette(
+        routes=routes, exception_handlers={HTTPException: http_error}, lifespan=lifespan
+    )
+    app.state.server = state
+    return app
+
+
+def _limit(request: Any) -> int | None:
+    raw = request.query_params.get("limit")
+    if raw is None:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise ApiError(400, "invalid request: limit must be a positive integer")
+    return int(raw)
+
+
+_PLACEHOLDER = """<!doctype html>
+<html><head><meta charset="utf-8"><title>praisonlike</title></head>
+<body><p>praisonlike is serving an agent: POST /v1/runs (see docs/serving.md).</p></body></html>
+"""

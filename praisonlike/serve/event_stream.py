@@ -1,0 +1,71 @@
+"""The SSE stream of a run: ``session``, the SDK's events, ``ping``, and ``end`` last.
+
+Every message has an ``id`` counting from 1 over the whole stream, pings
+included. Pings keep a fixed cadence from the start of the stream, whatever
+else is sent. If the client goes away before ``end``, the run is cancelled
+unless it was started with ``detach``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from praisonlike.serve.runs import LiveRun
+
+DISCONNECTED = "the client disconnected"
+
+
+def _message(ident: int, event: str, data: str) -> dict[str, Any]:
+    return {"id": str(ident), "event": event, "data": data}
+
+
+async def run_messages(live: LiveRun, ping_interval: float) -> AsyncIterator[dict[str, Any]]:
+    """The messages of ``live``'s stream, as dicts for sse-starlette."""
+    ident = 0
+    loop = asyncio.get_running_loop()
+    next_ping = loop.time() + ping_interval
+    try:
+        ident += 1
+        yield _message(
+            ident,
+            "session",
+            json.dumps(
+                {
+                    "session_id": live.session_id,
+                    "run_id": live.run_id,
+                    "owner": live.owner,
+                    "detach": live.detach,
+                }
+            ),
+        )
+        while True:
+            wait = next_ping - loop.time()
+            try:
+                item = await asyncio.wait_for(live.queue.get(), timeout=max(wait, 0.0))
+            except asyncio.TimeoutError:
+                next_ping += ping_interval
+                ident += 1
+                yield _message(ident, "ping", json.dumps({"time": time.time()}))
+                continue
+            ident += 1
+            if item is None:
+                yield _message(ident, "end", json.dumps(live.end_data()))
+                return
+            yield _message(ident, item.event, item.data)
+    finally:
+        if not live.finished.is_set() and not live.detach:
+            live.cancel.cancel(DISCONNECTED)
+
+
+def sse_response(live: LiveRun, ping_interval: float) -> Any:
+    """The ``text/event-stream`` response of ``live``."""
+    from sse_starlette.sse import EventSourceResponse
+
+    headers = {"X-Run-Id": live.run_id, "Cache-Control": "no-store"}
+    if live.session_id is not None:
+        headers["X-Session-Id"] = live.session_id
+    return EventSourceResponse(run_messages(live, ping_interval), ping=0, headers=headers)

@@ -1,0 +1,132 @@
+"""``POST /v1/chat/completions``: the agent behind OpenAI's chat-completions API.
+
+Each request is one stateless turn: the request's earlier user and assistant
+text messages become the history, its last message (from the user) the
+prompt; system messages are ignored (the agent has its own instructions).
+Tool rounds happen inside; the client sees the answer and the turn's usage.
+A failed turn answers an OpenAI-style error (504 for a timeout, 502
+otherwise); a failure mid-stream sends one ``{"error": ...}`` chunk. Text
+taken back by a ``stream_reset`` cannot be taken back here: the retried text
+follows.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from praisonlike.serve.event_stream import DISCONNECTED
+from praisonlike.serve.http_errors import ApiError, error_body
+from praisonlike.serve.requests import ChatCompletionRequest, parse
+from praisonlike.serve.run_routes import open_run, wait_or_cancel
+from praisonlike.serve.runs import LiveRun
+from praisonlike.serve.state import ServerState
+
+
+async def chat_completions(state: ServerState, request: Any, requester: str | None) -> Any:
+    from starlette.responses import JSONResponse
+
+    body = await parse(request, ChatCompletionRequest, state.config.max_body_bytes)
+    history, prompt = _conversation(body.messages)
+    agent = state.agent_for(None, requester, None)
+    if history:
+        agent.load_state({"version": 1, "history": history})
+    live = await open_run(state, agent, prompt, session_id=None, owner=requester, detach=False)
+    model = body.model or agent.llm or "praisonlike"
+    created = int(time.time())
+    if body.stream:
+        return _stream_response(live, model, created)
+    await wait_or_cancel(live, request)
+    if live.error is not None or live.result is None:
+        status = 504 if type(live.error).__name__ == "RunTimeout" else 502
+        return JSONResponse(error_body(status, live.end_data()["error"]["message"]), status)
+    result = live.result
+    return {
+        "id": f"chatcmpl-{live.run_id}",
+        "object": "chat.completion",
+        "created": created,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": result.text},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": _usage(result),
+    }
+
+
+def _text(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
+        texts = [p for p in parts if isinstance(p, str)]
+        if texts and len(texts) == len(parts):
+            return "".join(texts)
+    return None
+
+
+def _conversation(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    """The history (user/assistant text) and the prompt (the last message, from the user)."""
+    last = messages[-1]
+    prompt = _text(last.get("content"))
+    if last.get("role") != "user" or not prompt or not prompt.strip():
+        raise ApiError(400, "invalid request: the last message must be a user message with text")
+    history = []
+    for message in messages[:-1]:
+        role = message.get("role")
+        text = _text(message.get("content"))
+        if role in ("user", "assistant") and text:
+            history.append({"role": role, "content": text})
+    return history, prompt
+
+
+def _usage(result: Any) -> dict[str, int]:
+    usage = result.usage
+    return {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+    }
+
+
+def _stream_response(live: LiveRun, model: str, created: int) -> Any:
+    from starlette.responses import StreamingResponse
+
+    return StreamingResponse(
+        _chunks(live, model, created),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Run-Id": live.run_id},
+    )
+
+
+async def _chunks(live: LiveRun, model: str, created: int) -> AsyncIterator[str]:
+    def chunk(delta: dict[str, Any], finish: str | None, **extra: Any) -> str:
+        data = {
+            "id": f"chatcmpl-{live.run_id}",
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            **extra,
+        }
+        return f"data: {json.dumps(data)}\n\n"
+
+    try:
+        yield chunk({"role": "assistant", "content": ""}, None)
+        while (item := await live.queue.get()) is not None:
+            if item.event == "text_delta":
+                yield chunk({"content": json.loads(item.data)["text"]}, None)
+        if live.error is not None or live.result is None:
+            error = live.end_data()["error"] or {"type": "error", "message": "the run failed"}
+            yield f"data: {json.dumps(error_body(502, error['message']))}\n\n"
+        else:
+            yield chunk({}, "stop", usage=_usage(live.result))
+        yield "data: [DONE]\n\n"
+    finally:
+        if not live.finished.is_set():
+            live.cancel.cancel(DISCONNECTED)

@@ -1,0 +1,107 @@
+"""Reading request bodies: a size limit, JSON, and the shape of each endpoint's body.
+
+Every problem raises :class:`ApiError` before anything runs or is stored:
+413 over the limit, 400 for malformed JSON or a wrong field (the message
+names the field, never echoes the value).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
+
+from praisonlike.serve.http_errors import ApiError
+
+SESSION_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+class RunOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    timeout: float | None = Field(default=None, gt=0)
+
+
+class RunRequest(BaseModel):
+    """The body of ``POST /v1/runs``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: str = Field(min_length=1)
+    session_id: str | None = Field(default=None, pattern=SESSION_ID_PATTERN)
+    stream: StrictBool = True
+    detach: StrictBool = False
+    options: RunOptions = Field(default_factory=RunOptions)
+
+
+class StopRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = ""
+    session_id: str | None = Field(default=None, pattern=SESSION_ID_PATTERN)
+
+
+class SteerRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1)
+    session_id: str | None = Field(default=None, pattern=SESSION_ID_PATTERN)
+
+
+class ChatCompletionRequest(BaseModel):
+    """The part of an OpenAI chat-completions request the server reads; the rest is ignored."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str | None = None
+    messages: list[dict[str, Any]] = Field(min_length=1)
+    stream: StrictBool = False
+    user: str | None = None
+
+
+async def read_body(request: Any, limit: int) -> bytes:
+    """The raw body, refused with 413 as soon as it passes ``limit`` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        try:
+            too_big = int(declared) > limit
+        except ValueError:
+            raise ApiError(400, "the Content-Length header is not a number") from None
+        if too_big:
+            raise ApiError(413, f"the body is over the limit of {limit} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise ApiError(413, f"the body is over the limit of {limit} bytes")
+    return bytes(body)
+
+
+async def parse(request: Any, model: type[Model], limit: int, *, empty_ok: bool = False) -> Model:
+    """The body as ``model``; an empty body is ``{}`` when ``empty_ok``."""
+    body = await read_body(request, limit)
+    if not body.strip() and empty_ok:
+        data: Any = {}
+    else:
+        try:
+            data = json.loads(body)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise ApiError(400, "the body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "the body must be a JSON object")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ApiError(400, "invalid request: " + describe(exc)) from None
+
+
+def describe(error: ValidationError) -> str:
+    """Each problem as ``field: message``, without the values sent."""
+    parts = []
+    for problem in error.errors(include_input=False, include_url=False):
+        where = ".".join(str(p) for p in problem["loc"]) or "body"
+        parts.append(f"{where}: {problem['msg']}")
+    return "; ".join(parts)

@@ -1,0 +1,173 @@
+"""The runs a server process is running: start, drive, stop, steer, watch the store.
+
+A run is driven by its own asyncio task, so it goes on whether or not a client
+reads its events: a streaming client that disconnects cancels it (unless it
+asked to detach), a detached run finishes and is stored as usual. The events
+are serialised once, as they come, onto the run's queue; the end of the run
+puts ``None``. With a store that carries control signals (PostgreSQL), a
+watcher task takes the session's stop and steer signals sent by other workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from praisonlike.cancellation import CancelToken
+from praisonlike.log import get_logger
+from praisonlike.serve.http_errors import ApiError
+
+_log = get_logger("praisonlike.serve")
+
+
+@dataclass(frozen=True)
+class StreamItem:
+    """One SDK event, serialised: its ``type`` and its JSON."""
+
+    event: str
+    data: str
+
+
+@dataclass
+class LiveRun:
+    """A run of this process; ``result`` and ``error`` are set when it ends."""
+
+    run_id: str
+    session_id: str | None
+    owner: str | None
+    agent: Any
+    cancel: CancelToken
+    detach: bool
+    queue: asyncio.Queue[StreamItem | None] = field(default_factory=asyncio.Queue)
+    finished: asyncio.Event = field(default_factory=asyncio.Event)
+    result: Any = None
+    error: BaseException | None = None
+    task: asyncio.Task[None] | None = None
+
+    def end_data(self) -> dict[str, Any]:
+        """The ``end`` event's data: how the run ended."""
+        reason = self.result.termination_reason.value if self.result is not None else "error"
+        error = None
+        if self.error is not None:
+            error = {"type": type(self.error).__name__, "message": safe_message(self.error)}
+        return {
+            "run_id": self.run_id,
+            "session_id": self.session_id,
+            "termination_reason": reason,
+            "error": error,
+        }
+
+
+def safe_message(error: BaseException) -> str:
+    """The SDK's typed errors carry redacted messages; anything else shows its type only."""
+    from praisonlike.errors import PraisonlikeError
+
+    if isinstance(error, PraisonlikeError):
+        return str(error)
+    return f"{type(error).__name__} (see the server's log)"
+
+
+class RunRegistry:
+    """The live runs of this process, by run id, and the session each one holds."""
+
+    def __init__(self, control_poll_interval: float) -> None:
+        self._runs: dict[str, LiveRun] = {}
+        self._sessions: dict[str, str] = {}
+        self._poll = control_poll_interval
+
+    def get(self, run_id: str) -> LiveRun | None:
+        return self._runs.get(run_id)
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+    def session_busy(self, session_id: str) -> bool:
+        return session_id in self._sessions
+
+    async def start(
+        self,
+        agent: Any,
+        prompt: str,
+        *,
+        session_id: str | None,
+        owner: str | None,
+        detach: bool,
+        store: Any = None,
+    ) -> LiveRun:
+        """Open the turn (its first event is ``run_started``) and drive it on a task.
+
+        Errors opening the turn (bad input, the agent's configuration) are
+        raised here, before anything is streamed.
+        """
+        if session_id is not None and self.session_busy(session_id):
+            raise ApiError(409, "a run of this session is already running; stop it or wait")
+        cancel = CancelToken()
+        stream = agent.astream_events(prompt, cancel_token=cancel)
+        if session_id is not None:
+            self._sessions[session_id] = ""
+        try:
+            first = await stream.__anext__()
+        except BaseException:
+            if session_id is not None:
+                self._sessions.pop(session_id, None)
+            raise
+        live = LiveRun(
+            run_id=first.run_id,
+            session_id=session_id,
+            owner=owner,
+            agent=agent,
+            cancel=cancel,
+            detach=detach,
+        )
+        self._runs[live.run_id] = live
+        if session_id is not None:
+            self._sessions[session_id] = live.run_id
+        live.queue.put_nowait(StreamItem(first.type, first.model_dump_json()))
+        live.task = asyncio.create_task(self._drive(live, stream, store))
+        return live
+
+    async def _drive(self, live: LiveRun, stream: AsyncIterator[Any], store: Any) -> None:
+        watcher = None
+        if store is not None and hasattr(store, "poll_control") and live.session_id is not None:
+            watcher = asyncio.create_task(self._watch_control(live, store))
+        try:
+            async for event in stream:
+                if event.type == "run_finished":
+                    live.result = event.result
+                live.queue.put_nowait(StreamItem(event.type, event.model_dump_json()))
+        except Exception as exc:
+            live.error = exc
+            if not _is_typed(exc):
+                _log.error("run %s failed: %s", live.run_id, type(exc).__name__)
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+            self._runs.pop(live.run_id, None)
+            if live.session_id is not None:
+                self._sessions.pop(live.session_id, None)
+            live.finished.set()
+            live.queue.put_nowait(None)
+
+    async def _watch_control(self, live: LiveRun, store: Any) -> None:
+        """Act on the session's signals from other workers until the run ends."""
+        while not live.finished.is_set():
+            await asyncio.sleep(self._poll)
+            try:
+                signal = await asyncio.to_thread(store.poll_control, live.session_id)
+            except Exception as exc:
+                _log.warning("polling control signals failed: %s", type(exc).__name__)
+                continue
+            if signal is None:
+                continue
+            if signal.kind.value == "stop":
+                live.cancel.cancel(f"stopped by {signal.requester!r} through the session store")
+            else:
+                live.agent.steer(signal.reason)
+
+
+def _is_typed(error: BaseException) -> bool:
+    from praisonlike.errors import PraisonlikeError
+
+    return isinstance(error, PraisonlikeError)
