@@ -44,6 +44,10 @@ def _command(args: argparse.Namespace) -> Command:
         from praisonlike.cli.models_command import run_models
 
         return run_models
+    if args.command == "serve":
+        from praisonlike.cli.serve_command import run_serve
+
+        return run_serve
     if args.command == "skills":
         from praisonlike.cli.skills_command import run_skills
 

@@ -36,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_models(commands)
     _add_skills(commands)
     _add_sessions(commands)
+    from praisonlike.cli.serve_command import add_serve
+
+    add_serve(commands)
     return parser
 
 
