@@ -20,6 +20,8 @@ class TerminationReason(str, Enum):
     CANCELLED = "cancelled"
     ERROR = "error"
     GUARDRAIL_BLOCKED = "guardrail_blocked"
+    LENGTH = "length"
+    """The model stopped at its output-token limit (``max_tokens``); the answer is cut short."""
 
 
 class ToolMode(str, Enum):

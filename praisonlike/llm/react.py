@@ -1,14 +1,16 @@
 """Tool calls written as text, for models that cannot return OpenAI ``tool_calls``.
 
 Pure functions: :func:`parse_text_tool_calls` reads a ReAct model's calls,
-:class:`StreamCallDetector` keeps a call's text out of a streamed answer,
 :func:`is_whole_answer_a_call` catches a native model that wrote its call as
 text, and :func:`unoffered_calls` a whole answer calling a tool that was not
-offered. (Teaching the protocol and feeding results back:
-:mod:`praisonlike.llm.react_prompt`.) A call is a JSON object naming a tool in
-``"name"`` / ``"tool"`` / ``"function"``, with arguments in ``"arguments"``,
-``"args"`` or ``"parameters"`` (an object or a JSON string of one). Nothing
-here raises on model output: text that is not a call gives ``[]``.
+offered. (Keeping a call's text out of a stream:
+:mod:`praisonlike.llm.react_stream`; replies that try to call but fail:
+:mod:`praisonlike.llm.call_faults`; teaching the protocol and feeding results
+back: :mod:`praisonlike.llm.react_prompt`.) A call is a JSON object naming a
+tool in ``"name"`` / ``"tool"`` / ``"function"``, with arguments in
+``"arguments"``, ``"args"`` or ``"parameters"`` (an object or a JSON string of
+one; a JSON schema there is a tool definition, not a call). Nothing here raises
+on model output: text that is not a call gives ``[]``.
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ from typing import Any
 MAX_TEXT_CHARS = 200_000
 """Answers longer than this are never parsed as calls."""
 
-_FENCE = "```"
-_OPEN_TAG = "<tool_call>"
-_CLOSE_TAG = "</tool_call>"
+FENCE = "```"
+OPEN_TAG = "<tool_call>"
+CLOSE_TAG = "</tool_call>"
 _NAME_KEYS = ("name", "tool", "function")
 _ARGUMENT_KEYS = ("arguments", "args", "parameters")
 _ALLOWED_KEYS = frozenset({*_NAME_KEYS, *_ARGUMENT_KEYS, "type", "id"})
@@ -48,7 +50,7 @@ class TextToolCall:
 
 
 @dataclass(frozen=True)
-class _Match:
+class Match:
     """Which JSON objects count as calls: those naming one of ``names`` (any name
     when ``None``), and, with ``need_arguments``, only those with an arguments key."""
 
@@ -56,11 +58,11 @@ class _Match:
     need_arguments: bool = False
 
 
-_CALL_SHAPED = _Match(names=None, need_arguments=True)
+CALL_SHAPED = Match(names=None, need_arguments=True)
 
 
 @dataclass(frozen=True)
-class _Block:
+class Block:
     start: int
     end: int
     payload: str
@@ -73,24 +75,27 @@ def parse_text_tool_calls(text: str, offered: Collection[str]) -> list[TextToolC
     Looks, in this order of precedence, for ``<tool_call>...</tool_call>``
     blocks (a last unclosed block runs to the end of the text), then fenced
     blocks (```` ```json ```` or bare ```` ``` ````) anywhere in the text, then
-    the whole stripped text as a JSON object or list. A block counts only when
-    all it holds are calls (a list of calls gives several). Bare JSON inside
-    prose is not a call. Never raises.
+    the whole stripped text as a JSON object or list, then bare JSON objects
+    outside those blocks. A block counts only when all it holds are calls (a
+    list of calls gives several). A bare object counts when it is a call with
+    an arguments key and nothing but whitespace follows it on its line: so
+    several calls on separate lines, or a call after a sentence, are all read,
+    while ``I would call {...} now`` is not a call. Never raises.
     """
     try:
         if not isinstance(text, str) or len(text) > MAX_TEXT_CHARS:
             return []
-        match = _Match(frozenset(offered))
-        for kind in (_OPEN_TAG, _FENCE):
+        match = Match(frozenset(offered))
+        for kind in (OPEN_TAG, FENCE):
             calls = [
                 call
                 for block in _blocks(text, kind)
-                for call in _block_calls(text, block, match) or ()
+                for call in block_calls(text, block, match) or ()
             ]
             if calls:
                 return calls
         stripped = text.strip()
-        return _payload_calls(stripped, stripped, match) or []
+        return _payload_calls(stripped, stripped, match) or _bare_calls(text, match)
     except RecursionError:
         return []
 
@@ -102,7 +107,7 @@ def is_whole_answer_a_call(text: str, offered: Collection[str]) -> list[TextTool
     of fenced or ``<tool_call>`` blocks separated only by whitespace, each
     holding only calls. Any prose around the JSON gives ``[]``. Never raises.
     """
-    return _whole_answer_calls(text, _Match(frozenset(offered)))
+    return _whole_answer_calls(text, Match(frozenset(offered)))
 
 
 def unoffered_calls(text: str, offered: Collection[str]) -> list[TextToolCall]:
@@ -121,18 +126,18 @@ def unoffered_calls(text: str, offered: Collection[str]) -> list[TextToolCall]:
     names = frozenset(offered)
     if not names:
         return []
-    calls = _whole_answer_calls(text, _CALL_SHAPED)
+    calls = _whole_answer_calls(text, CALL_SHAPED)
     if any(call.name not in names for call in calls):
         return calls
     return []
 
 
-def _whole_answer_calls(text: str, match: _Match) -> list[TextToolCall]:
+def _whole_answer_calls(text: str, match: Match) -> list[TextToolCall]:
     try:
         if not isinstance(text, str) or len(text) > MAX_TEXT_CHARS:
             return []
         stripped = text.strip()
-        for kind in (_OPEN_TAG, _FENCE):
+        for kind in (OPEN_TAG, FENCE):
             if stripped.startswith(kind):
                 return _whole_blocks(stripped, kind, match)
         return _payload_calls(stripped, stripped, match) or []
@@ -140,175 +145,74 @@ def _whole_answer_calls(text: str, match: _Match) -> list[TextToolCall]:
         return []
 
 
-class StreamCallDetector:
-    """Keeps the text of tool calls out of a streamed ReAct answer.
-
-    Feed each text delta to :meth:`feed`; it returns the text safe to show now.
-    Text is held back only while it may still be (part of) a call: an answer
-    starting, after whitespace, with ``{`` or ``[`` is held to the end; a
-    fenced or ``<tool_call>`` block (or a trailing prefix of its opener) is held
-    until it closes and is known not to be a call. :meth:`finish` returns the
-    rest of the text and the calls, which are always exactly
-    ``parse_text_tool_calls(whole_text, offered)``; when there are calls the held
-    text is dropped, so no call text is ever emitted.
-
-    A whole answer calling a tool that was not offered (see
-    :func:`unoffered_calls`) is treated as a call too: a block at the start
-    that has a call's shape is held to the end, and :meth:`finish` returns
-    those calls and drops the text.
-    """
-
-    def __init__(self, offered: Collection[str]) -> None:
-        self._offered = frozenset(offered)
-        self._match = _Match(self._offered)
-        self._text = ""
-        self._released = 0
-        self._open: tuple[str, int] | None = None
-        self._hold_all = False
-        self._finished = False
-
-    @property
-    def text(self) -> str:
-        """The whole text fed so far."""
-        return self._text
-
-    def feed(self, delta: str) -> str:
-        """Add ``delta``; return the newly releasable text (possibly ``""``)."""
-        if self._finished:
-            raise RuntimeError("StreamCallDetector.feed() after finish()")
-        self._text += delta
-        if len(self._text) > MAX_TEXT_CHARS:
-            return self._release_to(len(self._text))
-        start = self._released
-        self._advance()
-        return self._text[start : self._released]
-
-    def finish(self) -> tuple[str, list[TextToolCall]]:
-        """End the stream: ``(text still held and now released, calls)``.
-
-        The calls are ``parse_text_tool_calls(text, offered) or
-        unoffered_calls(text, offered)`` for the whole text.
-        """
-        self._finished = True
-        calls = parse_text_tool_calls(self._text, self._offered) or unoffered_calls(
-            self._text, self._offered
-        )
-        if calls:
-            return "", calls
-        return self._release_to(len(self._text)), []
-
-    def _release_to(self, end: int) -> str:
-        start, self._released = self._released, end
-        self._open = None
-        return self._text[start:end]
-
-    def _may_be_unoffered_call(self, block: _Block) -> bool:
-        """A call-shaped block opening the answer, which may be a whole unoffered call."""
-        return (
-            bool(self._offered)
-            and not self._text[: block.start].strip()
-            and bool(_block_calls(self._text, block, _CALL_SHAPED))
-        )
-
-    def _advance(self) -> None:
-        text = self._text
-        while not self._hold_all:
-            if self._open is not None:
-                block = _closed_block(text, *self._open)
-                if block is None:
-                    return
-                if (
-                    _unclean(block)
-                    or _block_calls(text, block, self._match)
-                    or self._may_be_unoffered_call(block)
-                ):
-                    self._hold_all = True
-                    return
-                self._released, self._open = block.end, None
-                continue
-            if self._released == 0:
-                head = text.lstrip()
-                if not head or _is_partial_opener(head):
-                    return
-                if head[0] in "{[":
-                    self._hold_all = True
-                    return
-            opener = _next_opener(text, self._released)
-            if opener is not None:
-                self._released, self._open = opener[1], opener
-                continue
-            self._released = len(text) - _partial_opener_suffix(text, self._released)
-            return
+def _bare_calls(text: str, match: Match) -> list[TextToolCall]:
+    """Calls written as bare JSON objects outside blocks, each ending its line."""
+    bare = Match(match.names, need_arguments=True)
+    skip = [(b.start, b.end) for kind in (OPEN_TAG, FENCE) for b in _blocks(text, kind)]
+    decoder = json.JSONDecoder()
+    calls: list[TextToolCall] = []
+    position = 0
+    while (start := text.find("{", position)) >= 0:
+        inside = next((end for low, end in skip if low <= start < end), None)
+        if inside is not None:
+            position = inside
+            continue
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            line_end = text.find("\n", start)
+            position = len(text) if line_end < 0 else line_end + 1
+            continue
+        line_end = text.find("\n", end)
+        call = read_call(value, text[start:end], bare)
+        if call is not None and not text[end : len(text) if line_end < 0 else line_end].strip():
+            calls.append(call)
+        position = end
+    return calls
 
 
-def _blocks(text: str, kind: str) -> Iterator[_Block]:
+def looks_like_schema(value: Any) -> bool:
+    """True for a JSON schema of an object (``{"type": "object", "properties": {...}}``)."""
+    return (
+        isinstance(value, dict)
+        and value.get("type") == "object"
+        and isinstance(value.get("properties"), dict)
+    )
+
+
+def _blocks(text: str, kind: str) -> Iterator[Block]:
     """The blocks of one kind, paired left to right; a last unclosed tag block runs to the end."""
     position = 0
     while True:
         start = text.find(kind, position)
         if start < 0:
             return
-        block = _closed_block(text, kind, start)
+        block = closed_block(text, kind, start)
         if block is None:
-            if kind == _OPEN_TAG:
-                yield _Block(start, len(text), text[start + len(kind) :], kind)
+            if kind == OPEN_TAG:
+                yield Block(start, len(text), text[start + len(kind) :], kind)
             return
         yield block
         position = block.end
 
 
-def _closed_block(text: str, kind: str, start: int) -> _Block | None:
+def closed_block(text: str, kind: str, start: int) -> Block | None:
     """The block opened by ``kind`` at ``start``; ``None`` while it is not closed."""
     body = start + len(kind)
-    closer = _FENCE if kind == _FENCE else _CLOSE_TAG
+    closer = FENCE if kind == FENCE else CLOSE_TAG
     end = text.find(closer, body)
     if end < 0:
         return None
-    return _Block(start, end + len(closer), text[body:end], kind)
+    return Block(start, end + len(closer), text[body:end], kind)
 
 
-def _unclean(block: _Block) -> bool:
-    """True when a block holds the other kind's opener (so both scanners may disagree)."""
-    other = _FENCE if block.kind == _OPEN_TAG else _OPEN_TAG
-    return other in block.payload
-
-
-def _next_opener(text: str, position: int) -> tuple[str, int] | None:
-    found = [(text.find(kind, position), kind) for kind in (_FENCE, _OPEN_TAG)]
-    hits = [(index, kind) for index, kind in found if index >= 0]
-    if not hits:
-        return None
-    index, kind = min(hits)
-    return kind, index
-
-
-def _is_partial_opener(head: str) -> bool:
-    return any(len(head) < len(kind) and kind.startswith(head) for kind in (_FENCE, _OPEN_TAG))
-
-
-def _partial_opener_suffix(text: str, position: int) -> int:
-    """Length of the longest tail of ``text[position:]`` that is a proper prefix of an opener."""
-    longest = 0
-    for kind in (_FENCE, _OPEN_TAG):
-        for size in range(min(len(kind) - 1, len(text) - position), 0, -1):
-            if text.endswith(kind[:size]):
-                longest = max(longest, size)
-                break
-    return longest
-
-
-def _block_calls(text: str, block: _Block, match: _Match) -> list[TextToolCall] | None:
+def block_calls(text: str, block: Block, match: Match) -> list[TextToolCall] | None:
     raw = text[block.start : block.end]
     payload: str | None = block.payload.strip()
-    if (
-        block.kind == _OPEN_TAG
-        and payload
-        and payload.startswith(_FENCE)
-        and payload.endswith(_FENCE)
-    ):
-        payload = payload[len(_FENCE) : -len(_FENCE)].strip()
+    if block.kind == OPEN_TAG and payload and payload.startswith(FENCE) and payload.endswith(FENCE):
+        payload = payload[len(FENCE) : -len(FENCE)].strip()
         payload = _strip_language(payload)
-    elif block.kind == _FENCE:
+    elif block.kind == FENCE:
         payload = _strip_language(payload or "")
     if payload is None:
         return None
@@ -331,13 +235,13 @@ def _strip_language(payload: str) -> str | None:
     return payload[word_end:].strip()
 
 
-def _whole_blocks(stripped: str, kind: str, match: _Match) -> list[TextToolCall]:
+def _whole_blocks(stripped: str, kind: str, match: Match) -> list[TextToolCall]:
     calls: list[TextToolCall] = []
     position = 0
     for block in _blocks(stripped, kind):
         if stripped[position : block.start].strip():
             return []
-        found = _block_calls(stripped, block, match)
+        found = block_calls(stripped, block, match)
         if not found:
             return []
         calls += found
@@ -347,7 +251,7 @@ def _whole_blocks(stripped: str, kind: str, match: _Match) -> list[TextToolCall]
     return calls
 
 
-def _payload_calls(payload: str, raw: str, match: _Match) -> list[TextToolCall] | None:
+def _payload_calls(payload: str, raw: str, match: Match) -> list[TextToolCall] | None:
     if not payload or payload[0] not in "{[":
         return None
     try:
@@ -357,13 +261,14 @@ def _payload_calls(payload: str, raw: str, match: _Match) -> list[TextToolCall] 
     items = value if isinstance(value, list) else [value]
     if not items:
         return None
-    calls = [_as_call(item, raw, match) for item in items]
+    calls = [read_call(item, raw, match) for item in items]
     if any(call is None for call in calls):
         return None
     return [call for call in calls if call is not None]
 
 
-def _as_call(item: Any, raw: str, match: _Match) -> TextToolCall | None:
+def read_call(item: Any, raw: str, match: Match) -> TextToolCall | None:
+    """``item`` (a decoded JSON value) as a call ``match`` accepts, else ``None``."""
     if not isinstance(item, dict):
         return None
     function = item.get("function")
@@ -378,6 +283,8 @@ def _as_call(item: Any, raw: str, match: _Match) -> TextToolCall | None:
         return None
     present = [key for key in _ARGUMENT_KEYS if key in item]
     if len(present) > 1 or (match.need_arguments and not present):
+        return None
+    if present == ["parameters"] and looks_like_schema(item["parameters"]):
         return None
     arguments = _as_arguments(item[present[0]]) if present else {}
     if arguments is None:
@@ -396,3 +303,12 @@ def _as_arguments(value: Any) -> dict[str, Any] | None:
         except (ValueError, RecursionError):
             return None
     return value if isinstance(value, dict) else None
+
+
+def __getattr__(name: str) -> Any:
+    """``StreamCallDetector`` lives in :mod:`praisonlike.llm.react_stream`; importable from here."""
+    if name == "StreamCallDetector":
+        from praisonlike.llm.react_stream import StreamCallDetector
+
+        return StreamCallDetector
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,7 +5,13 @@
 driver (:mod:`praisonlike.llm.drivers`). It owns every decision of a turn:
 model rounds (see :mod:`praisonlike.llm.model_round`), native or ReAct tool
 calls, the ``max_iterations`` ending, answer checks (structured output,
-guardrails, reflection), the turn hooks, and the result. It returns a
+guardrails, reflection), the turn hooks, and the result. A ReAct reply that
+tries to call an offered tool and fails (a schema echo, unreadable arguments,
+broken JSON) is answered with a correction and counts as a tool round; after
+:data:`~praisonlike.llm.call_faults.MAX_CALL_CORRECTIONS` corrections the next
+round is the final one, and a final answer that is still a call becomes
+``NO_ANSWER_TEXT``. A reply cut at ``max_tokens`` ends the turn as
+``TerminationReason.LENGTH``. It returns a
 :class:`TurnOutcome`.
 """
 
@@ -20,6 +26,12 @@ from praisonlike.errors import PraisonlikeError, RunCancelled, RunTimeout
 from praisonlike.events import ErrorEvent, RunFinished, ToolCallEvent, ToolResultEvent
 from praisonlike.hooks import HookEvent
 from praisonlike.llm.answer_checks import Accept, Revise, run_check
+from praisonlike.llm.call_faults import (
+    MAX_CALL_CORRECTIONS,
+    CallFault,
+    correction_message,
+    find_call_fault,
+)
 from praisonlike.llm.model_round import HookAnswered, ModelRounds, Stop, deadline_error
 from praisonlike.llm.protocol import ModelReply, RunTools, ToolCall, ToolOutcome
 from praisonlike.llm.react import is_whole_answer_a_call, parse_text_tool_calls, unoffered_calls
@@ -62,6 +74,7 @@ class ToolLoop(ModelRounds):
     def _run(self) -> Generator[Any, Any, TurnOutcome]:
         tool_rounds = 0
         revisions = 0
+        corrections = 0
         while True:
             self._iteration += 1
             final_round = tool_rounds >= self.spec.max_iterations
@@ -77,7 +90,18 @@ class ToolLoop(ModelRounds):
                 tool_rounds += 1
                 yield from self._tool_round(reply, calls)
                 continue
-            answer = (reply.content.strip() or NO_ANSWER_TEXT) if final_round else reply.content
+            fault = None if final_round else self._call_fault(reply)
+            if fault is not None:
+                corrections += 1
+                tool_rounds += 1
+                if corrections >= MAX_CALL_CORRECTIONS:
+                    tool_rounds = max(tool_rounds, self.spec.max_iterations)
+                yield from self._correct(reply, fault)
+                continue
+            answer = reply.content
+            if final_round:
+                attempt = self._tool_calls_of(reply) or self._call_fault(reply)
+                answer = NO_ANSWER_TEXT if attempt or not answer.strip() else answer.strip()
             self._messages.append({"role": "assistant", "content": answer})
             verdict: Accept | Revise = Accept(answer)
             if self.spec.answer_check is not None and revisions < self.spec.max_revisions:
@@ -86,10 +110,28 @@ class ToolLoop(ModelRounds):
                 revisions += 1
                 self._messages.append({"role": "user", "content": verdict.feedback})
                 continue
-            reason = (
-                TerminationReason.MAX_ITERATIONS if final_round else TerminationReason.COMPLETED
-            )
+            reason = TerminationReason.COMPLETED
+            if reply.finish_reason == "length":
+                reason = TerminationReason.LENGTH
+            elif final_round:
+                reason = TerminationReason.MAX_ITERATIONS
             return (yield from self._finish(verdict.output, reason))
+
+    def _call_fault(self, reply: ModelReply) -> CallFault | None:
+        """A ReAct reply trying to call an offered tool and failing (unless cut at max_tokens)."""
+        if self.spec.tool_mode is not ToolMode.REACT or reply.finish_reason == "length":
+            return None
+        return find_call_fault(reply.content, self._offered)
+
+    def _correct(self, reply: ModelReply, fault: CallFault) -> Generator[Any, Any, None]:
+        self._messages.append({"role": "assistant", "content": reply.content})
+        self._messages.append(correction_message(fault, self.spec.tools))
+        yield ErrorEvent(
+            run_id=self.spec.run_id,
+            error_type="ToolCallFault",
+            message=f"{fault.kind} for tool {fault.tool}; asked the model to call it again",
+            fatal=False,
+        )
 
     def _ask(
         self, messages: list[dict[str, Any]], purpose: str, model: str | None = None

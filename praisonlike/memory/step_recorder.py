@@ -25,6 +25,7 @@ STATUS_OF: dict[TerminationReason, MessageStatus] = {
     TerminationReason.CANCELLED: MessageStatus.CANCELLED,
     TerminationReason.TIMEOUT: MessageStatus.TIMEOUT,
     TerminationReason.GUARDRAIL_BLOCKED: MessageStatus.GUARDRAIL_BLOCKED,
+    TerminationReason.LENGTH: MessageStatus.NORMAL,
 }
 
 

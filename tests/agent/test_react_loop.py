@@ -187,8 +187,6 @@ def test_a_failing_tool_call_feeds_back_an_error_observation(
     "answer",
     [
         "The weather in Paris is sunny.",
-        '{"name": "get_weather", "arguments": {"city": "Paris"',
-        '```json\n{"name": "get_weather", "arguments": {"city": }}\n```',
         f"I could call {WEATHER_CALL} but I already know: sunny.",
         "I would use ```json\n" + call_json("book_flight", to="Rome") + "\n``` if I could.",
         '{"name": "Paris", "country": "France"}',
@@ -196,8 +194,6 @@ def test_a_failing_tool_call_feeds_back_an_error_observation(
     ],
     ids=[
         "prose",
-        "truncated-json",
-        "malformed-fence",
         "bare-json-in-prose",
         "unknown-tool-in-prose",
         "other-json",
@@ -270,8 +266,6 @@ def test_the_stream_detector_never_shows_an_unoffered_call(size: int) -> None:
     detector = StreamCallDetector(OFFERED)
     shown = "".join(detector.feed(prose[i : i + size]) for i in range(0, len(prose), size))
     assert shown + detector.finish()[0] == prose
-
-
 
 
 def test_a_whole_answer_calling_an_unoffered_tool_gets_an_error_observation(

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from praisonlike.llm.call_faults import find_call_fault
 from praisonlike.llm.react import (
     MAX_TEXT_CHARS,
     StreamCallDetector,
@@ -21,6 +22,13 @@ from praisonlike.llm.react_prompt import observation_message, react_instructions
 
 OFFERED = {"get_weather", "add"}
 CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+ECHO = json.dumps(
+    {
+        "name": "get_weather",
+        "description": "Current weather.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
+)
 ADD = '{"name": "add", "arguments": {"a": 1, "b": 2}}'
 
 
@@ -43,6 +51,10 @@ def names_and_args(calls: list[TextToolCall]) -> list[tuple[str, dict[str, objec
         f"<tool_call>\n{CALL}\n</tool_call>",
         f"<tool_call>{CALL}",
         f"[{CALL}]",
+        f"```json\n{CALL}",
+        f"Let me check the weather.\n{CALL}",
+        f"Sure: {CALL}",
+        f"I will look it up. {CALL}\n",
     ],
 )
 def test_single_call_forms(text: str) -> None:
@@ -98,8 +110,9 @@ def test_missing_arguments_are_empty(payload: dict[str, object]) -> None:
         f"[{CALL}, 3]",
         f'[{CALL}, {{"name": "unknown"}}]',
         f"```python\n{CALL}\n```",
-        f"```json\n{CALL}",
         f"I will call {CALL} now.",
+        f"I think {CALL} is what I would send.",
+        f"```python\n{CALL}\n```\nThat is the format.",
         f"<tool_call>{CALL[:-5]}</tool_call>",
     ],
 )
@@ -122,6 +135,34 @@ def test_several_tool_call_blocks_in_order() -> None:
 def test_list_of_calls_and_fenced_list() -> None:
     for text in (f"[{CALL}, {ADD}]", f"```json\n[{CALL}, {ADD}]\n```"):
         assert [c.name for c in parse_text_tool_calls(text, OFFERED)] == ["get_weather", "add"]
+
+
+def test_bare_calls_on_separate_lines_are_all_read() -> None:
+    a = '{"name": "add", "arguments": {"a": 1}}'
+    b = '{"name": "add", "arguments": {"a": 2}}'
+    for text in (f"{a}\n{b}", f"I need two sums.\n{a}\n{b}\n", f"{a}\n\n{b}\nDone."):
+        calls = parse_text_tool_calls(text, OFFERED)
+        assert names_and_args(calls) == [("add", {"a": 1}), ("add", {"a": 2})]
+        assert [call.raw for call in calls] == [a, b]
+
+
+def test_bare_lines_skip_json_that_is_not_a_call() -> None:
+    text = f'{{"note": 1}}\n{CALL}\n{{"name": "unknown", "arguments": {{}}}}'
+    assert names_and_args(parse_text_tool_calls(text, OFFERED)) == [
+        ("get_weather", {"city": "Paris"})
+    ]
+
+
+def test_bare_calls_need_an_arguments_key_after_prose() -> None:
+    assert parse_text_tool_calls('The tool:\n{"name": "add"}', OFFERED) == []
+
+
+def test_a_schema_under_parameters_is_a_definition_not_a_call() -> None:
+    echo = {
+        "name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
+    assert parse_text_tool_calls(json.dumps(echo), OFFERED) == []
 
 
 def test_fenced_call_inside_prose_is_found() -> None:
@@ -353,6 +394,13 @@ STREAM_SAMPLES = [
     "ends with a backtick `",
     "ends with a tag prefix <tool_ca",
     f"I think {CALL} is what I would send.",
+    f"Two calls:\n{CALL}\n{ADD}\n",
+    f"Sure: {CALL}",
+    "Use a dict like {'a': 1} or {x} in prose.",
+    ECHO,
+    f"```json\n{ECHO}\n```",
+    f"Here it is.\n{ECHO}",
+    '{"name": "add", "arguments": {"a": 1',
     "",
     "   ",
 ]
@@ -374,6 +422,9 @@ def assert_consistent(text: str, chunks: list[str]) -> None:
         assert text.startswith(streamed)
         for call in expected:
             assert call.raw not in streamed
+    elif find_call_fault(text, OFFERED) is not None:
+        assert text.startswith(streamed)
+        assert find_call_fault(streamed, OFFERED) is None
     else:
         assert streamed == text
 
@@ -401,6 +452,7 @@ pieces = st.sampled_from(
     [
         CALL,
         ADD,
+        ECHO,
         "```",
         "```json\n",
         "\n",
