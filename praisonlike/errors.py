@@ -19,6 +19,10 @@ class ConfigurationError(PraisonlikeError, ValueError):
     """The agent or a call was configured in a way that cannot work."""
 
 
+class ConfigurationTypeError(ConfigurationError, TypeError):
+    """A configuration value is of the wrong kind; also a ``TypeError``, as raised before."""
+
+
 class ModelRequestBlockedError(PraisonlikeError):
     """A model request to a non-loopback endpoint was refused before sending.
 
@@ -35,6 +39,8 @@ class LLMError(PraisonlikeError):
         status_code: the provider's HTTP status, when there was one.
         provider_message: the provider's own error text, redacted of secrets.
         retried: how many times the dispatcher retried before raising.
+        endpoint: where the failing request went, as ``scheme://host:port`` (never
+            credentials, path or query), when known.
         kind: the classification (see :class:`praisonlike.llm.errors.ErrorKind`).
     """
 
@@ -48,6 +54,7 @@ class LLMError(PraisonlikeError):
         status_code: int | None = None,
         provider_message: str | None = None,
         retried: int = 0,
+        endpoint: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -55,6 +62,7 @@ class LLMError(PraisonlikeError):
         self.status_code = status_code
         self.provider_message = provider_message
         self.retried = retried
+        self.endpoint = endpoint
 
     def __str__(self) -> str:
         parts = [self.message]
@@ -71,6 +79,27 @@ class AuthenticationError(LLMError):
     kind = "authentication"
 
 
+class MissingCredentialsError(AuthenticationError, ConfigurationError):
+    """The model's provider needs a key that is neither passed nor in the environment.
+
+    Raised before any request is sent. ``missing_variables`` names the
+    environment variables that would supply the key (any one of them is enough);
+    ``hint`` says how to fix it in one line.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str | None = None,
+        missing_variables: tuple[str, ...] = (),
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, model=model)
+        self.missing_variables = missing_variables
+        self.hint = hint
+
+
 class PermissionDeniedError(LLMError):
     kind = "permission_denied"
 
@@ -85,6 +114,27 @@ class ContextWindowExceededError(LLMError):
 
 class ModelNotFoundError(LLMError):
     kind = "model_not_found"
+
+
+class UnknownModelError(ModelNotFoundError, ConfigurationError):
+    """LiteLLM cannot tell which provider serves the model (``gpt-9-turbo``,
+    ``nosuchprovider/foo``); raised before any request is sent.
+
+    ``suggestions`` holds close model strings LiteLLM does know (possibly empty);
+    ``hint`` says how a model is spelled.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str | None = None,
+        suggestions: tuple[str, ...] = (),
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, model=model)
+        self.suggestions = suggestions
+        self.hint = hint
 
 
 class BadRequestError(LLMError):
@@ -104,6 +154,8 @@ class ServiceUnavailableError(LLMError):
 
 
 class APIConnectionError(LLMError):
+    """The endpoint could not be reached (refused, reset, DNS); ``endpoint`` names it."""
+
     kind = "connection"
 
 
@@ -179,6 +231,7 @@ __all__ = [
     "BadRequestError",
     "BudgetExceededError",
     "ConfigurationError",
+    "ConfigurationTypeError",
     "ContentPolicyError",
     "ContextWindowExceededError",
     "GuardrailError",
@@ -187,6 +240,7 @@ __all__ = [
     "LLMError",
     "LLMTimeoutError",
     "MalformedResponseError",
+    "MissingCredentialsError",
     "ModelNotFoundError",
     "ModelRequestBlockedError",
     "OutputValidationError",
@@ -199,5 +253,6 @@ __all__ = [
     "SkillError",
     "StateVersionError",
     "ToolError",
+    "UnknownModelError",
     "UnsupportedInputError",
 ]

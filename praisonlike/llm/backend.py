@@ -2,9 +2,14 @@
 
 Everything else in praisonlike reaches LiteLLM through :func:`load_litellm`, so
 ``import praisonlike`` stays light and the environment is prepared exactly once
-before LiteLLM is imported: the local price map is used (no download), tiktoken
-is pointed at the encodings the LiteLLM wheel bundles, and LiteLLM's console
-banner on errors is switched off.
+before LiteLLM is imported: the local price map is used (no download) and
+tiktoken is pointed at the encodings the LiteLLM wheel bundles.
+
+praisonlike changes none of LiteLLM's process-wide settings an application may
+rely on: options with a per-call form (``drop_params``) are passed per call. The
+one exception is ``suppress_debug_info`` (LiteLLM's console banner on errors, which
+has no per-call form): it is switched on only when praisonlike is the first to
+import LiteLLM, never when the application imported it already.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -62,10 +68,11 @@ def load_litellm() -> ModuleType:
     with _lock:
         if _module is None:
             prepare_environment()
+            first_import = "litellm" not in sys.modules
             import litellm
 
-            litellm.suppress_debug_info = True
-            litellm.drop_params = True
+            if first_import:
+                litellm.suppress_debug_info = True
             _module = litellm
     return _module
 

@@ -263,6 +263,27 @@ MESSAGE_PATTERNS: tuple[tuple[ErrorKind, re.Pattern[str]], ...] = (
     ),
 )
 
+# Messages that decide the kind whatever the class or status says, checked before
+# them: a key that was never set is not an outage to retry (LiteLLM raises OpenAI's
+# "Missing credentials" as a 500, Gemini's missing key as a connection error), and
+# a model LiteLLM cannot route to any provider will not route on a retry.
+OVERRIDES: tuple[tuple[ErrorKind, re.Pattern[str]], ...] = (
+    (
+        ErrorKind.AUTHENTICATION,
+        _pattern(
+            r"missing credentials",
+            r"missing\b[\w ]{0,40}?\b(?:api[ _-]?key|access[ _]token|auth(?:entication)? token)",
+            r"\bno (?:api[ _-]?)?key (?:is |was )?(?:set|provided|found|given)",
+            r"\bno api[ _-]?key\b",
+            r"api[ _-]?key client option must be set",
+            r"api[ _-]?key (?:is |was )?(?:missing|required|not (?:set|found|provided))",
+            r"could not resolve authentication method",
+            r"set the `?\w+_API_(?:KEY|TOKEN)`?(?: or `?\w+`?)* environment variable",
+        ),
+    ),
+    (ErrorKind.MODEL_NOT_FOUND, _pattern(r"llm provider not provided")),
+)
+
 # Which message verdicts may override a coarse verdict from the class or status.
 REFINEMENTS: dict[ErrorKind, frozenset[ErrorKind]] = {
     ErrorKind.BAD_REQUEST: frozenset(
@@ -292,6 +313,7 @@ __all__ = [
     "LITELLM_SYNTHETIC_STATUS",
     "LITELLM_WRAPPERS",
     "MESSAGE_PATTERNS",
+    "OVERRIDES",
     "REFINEMENTS",
     "RULES",
     "STATUS_KINDS",

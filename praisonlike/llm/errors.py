@@ -7,7 +7,9 @@ answers with an :class:`ErrorClass` that tells the dispatcher whether to retry,
 how long the provider asked it to wait, whether compressing the context could
 help, and whether a fallback model is worth trying. The stages, first match wins:
 
-1. a praisonlike :class:`~praisonlike.errors.LLMError` keeps its own kind;
+0. a praisonlike :class:`~praisonlike.errors.LLMError` keeps its own kind;
+1. a message that says the key is missing (authentication) or that LiteLLM cannot
+   route the model (model_not_found), whatever the class or status;
 2. LiteLLM's exception classes (only once LiteLLM is loaded: an exception cannot
    be a LiteLLM one before that);
 3. the HTTP status (``status_code``, ``status`` or ``response.status_code``);
@@ -19,10 +21,14 @@ help, and whether a fallback model is worth trying. The stages, first match wins
 A ``bad_request`` or ``service_unavailable`` verdict from stages 2-3 is refined by
 the message (a 400 that says "maximum context length" is a context error). The
 tables each stage consults are in :mod:`praisonlike.llm.error_rules`.
+
+:func:`to_llm_error` names the endpoint the failed request went to (from the
+transport's request in the exception chain, reduced to ``scheme://host:port``).
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from dataclasses import dataclass, replace
@@ -39,6 +45,7 @@ from praisonlike.llm.error_rules import (
     LITELLM_SYNTHETIC_STATUS,
     LITELLM_WRAPPERS,
     MESSAGE_PATTERNS,
+    OVERRIDES,
     REFINEMENTS,
     RULES,
     STATUS_KINDS,
@@ -46,6 +53,7 @@ from praisonlike.llm.error_rules import (
     TYPE_NAMES,
     ErrorKind,
 )
+from praisonlike.llm.network_guard import endpoint_label
 from praisonlike.llm.redaction import redact_secrets
 
 _MAX_MESSAGE_CHARS = 2000
@@ -90,21 +98,75 @@ def classify_llm_error(exc: BaseException) -> ErrorClass:
 def to_llm_error(exc: BaseException, *, model: str | None, retried: int = 0) -> errors.LLMError:
     """The praisonlike error for ``exc``: the :class:`~praisonlike.errors.LLMError`
     subclass of its kind (``LLMError`` itself for ``unknown``), with the status code,
-    the redacted provider message and ``retried``. ``model`` falls back to the
-    exception's own ``model`` attribute. Raise it with ``raise ... from exc``.
+    the redacted provider message, ``retried`` and the ``endpoint`` the request went
+    to; a connection or timeout error names that endpoint in its message. ``model``
+    falls back to the exception's own ``model`` attribute. A praisonlike ``LLMError``
+    comes back as a copy of itself (same class, message and attributes) with
+    ``retried`` set. Raise it with ``raise ... from exc``.
     """
+    if isinstance(exc, errors.LLMError):
+        same = copy.copy(exc)
+        same.retried = retried
+        same.model = exc.model or model
+        return same
     verdict = classify_llm_error(exc)
     rule = RULES[verdict.kind]
     if model is None:
         exc_model = _safe_attr(exc, "model")
         model = exc_model if isinstance(exc_model, str) and exc_model else None
+    endpoint = _endpoint(exc)
     return rule.error_type(
-        f"{rule.summary}: {verdict.message}" if verdict.message else rule.summary,
+        _summary(verdict, rule.summary, endpoint, exc),
         model=model,
         status_code=verdict.status_code,
         provider_message=verdict.message or None,
         retried=retried,
+        endpoint=endpoint,
     )
+
+
+def _summary(verdict: ErrorClass, summary: str, endpoint: str | None, exc: BaseException) -> str:
+    if endpoint is not None and verdict.kind is ErrorKind.CONNECTION:
+        reason = _os_reason(exc) or verdict.message
+        return f"{summary}: could not reach {endpoint}" + (f" ({reason})" if reason else "")
+    if endpoint is not None and verdict.kind is ErrorKind.TIMEOUT:
+        summary = f"{summary}: no answer from {endpoint} in time"
+    return f"{summary}: {verdict.message}" if verdict.message else summary
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what it wraps (``original_exception``, else the cause or context)."""
+    found: list[BaseException] = []
+    inner: BaseException | None = exc
+    while inner is not None and len(found) < _MAX_CAUSE_DEPTH + 4 and inner not in found:
+        found.append(inner)
+        nested = _safe_attr(inner, "original_exception")
+        inner = (
+            nested if isinstance(nested, BaseException) else (inner.__cause__ or inner.__context__)
+        )
+    return found
+
+
+def _endpoint(exc: BaseException) -> str | None:
+    """The endpoint of the first request in the chain made by a transport (httpx,
+    openai): LiteLLM's own exceptions carry a placeholder request, so they are skipped."""
+    for inner in _chain(exc):
+        if type(inner).__module__.split(".")[0] == "litellm":
+            continue
+        url = _safe_attr(_safe_attr(inner, "request"), "url")
+        if url is not None:
+            return endpoint_label(str(url))
+    return None
+
+
+def _os_reason(exc: BaseException) -> str | None:
+    """The operating system's words for the deepest socket error in the chain."""
+    reasons = [
+        inner.strerror
+        for inner in _chain(exc)
+        if isinstance(inner, OSError) and isinstance(inner.strerror, str) and inner.strerror
+    ]
+    return reasons[-1] if reasons else None
 
 
 def _wrapped_transport_kind(exc: BaseException) -> ErrorKind | None:
@@ -115,18 +177,11 @@ def _wrapped_transport_kind(exc: BaseException) -> ErrorKind | None:
     """
     if type(exc).__name__ not in LITELLM_WRAPPERS:
         return None
-    found: list[ErrorKind] = []
-    inner: BaseException | None = exc
-    for _ in range(_MAX_CAUSE_DEPTH + 4):
-        if inner is None:
-            break
-        kind = TRANSPORT_KINDS.get(type(inner).__name__)
-        if kind is not None and inner is not exc:
-            found.append(kind)
-        nested = _safe_attr(inner, "original_exception")
-        inner = (
-            nested if isinstance(nested, BaseException) else (inner.__cause__ or inner.__context__)
-        )
+    found = [
+        kind
+        for inner in _chain(exc)[1:]
+        if (kind := TRANSPORT_KINDS.get(type(inner).__name__)) is not None
+    ]
     if ErrorKind.MALFORMED_RESPONSE in found:
         return ErrorKind.MALFORMED_RESPONSE
     return found[0] if found else None
@@ -136,6 +191,10 @@ def _classify(exc: BaseException, depth: int) -> ErrorClass | None:
     if isinstance(exc, errors.LLMError):
         return _from_praisonlike(exc)
     text = _raw_message(exc)
+    for kind, pattern in OVERRIDES:
+        if pattern.search(text):
+            status = _status_of(exc)
+            return _verdict(exc, kind, status if _kind_for_status(status) is kind else None, text)
     transport = _wrapped_transport_kind(exc)
     if transport is not None:
         return _verdict(exc, transport, None, text)
@@ -280,8 +339,11 @@ def _raw_message(exc: BaseException) -> str:
 _LITELLM_PREFIX = re.compile(r"^(?:litellm\.\w+:\s*)+")
 
 
+_URL_USERINFO = re.compile(r"(?<=://)[^/\s@]+@")
+
+
 def _provider_message(raw: str) -> str:
-    message = redact_secrets(_LITELLM_PREFIX.sub("", raw).strip())
+    message = redact_secrets(_URL_USERINFO.sub("[REDACTED]@", _LITELLM_PREFIX.sub("", raw).strip()))
     if len(message) > _MAX_MESSAGE_CHARS:
         return message[: _MAX_MESSAGE_CHARS - 1] + "…"
     return message

@@ -10,6 +10,7 @@ from typing import Any
 
 from praisonlike.errors import MalformedResponseError
 from praisonlike.llm.network_guard import check_model_request
+from praisonlike.llm.preflight import check_model
 from praisonlike.llm.pricing import usage_from_response
 from praisonlike.llm.protocol import CallModel, ModelReply, ToolCall
 from praisonlike.llm.usage import Usage
@@ -17,15 +18,21 @@ from praisonlike.text_safety import scrub_surrogates
 
 
 def completion_kwargs(command: CallModel) -> dict[str, Any]:
-    """LiteLLM keyword arguments for ``command``; checks the network guard first.
+    """LiteLLM keyword arguments for ``command``.
 
-    ``max_retries=0`` turns off the OpenAI client's own retries: the loop owns
-    retrying, so a 429 is never retried twice over.
+    Checks first that the model can be routed and has its key
+    (:func:`~praisonlike.llm.preflight.check_model`), then the network guard;
+    either raises before anything is sent. ``max_retries=0`` turns off the OpenAI
+    client's own retries: the loop owns retrying, so a 429 is never retried twice
+    over. ``drop_params=True`` (unless the call sets it) lets LiteLLM drop a
+    parameter the model does not support, for this call only.
     """
     llm = command.llm
+    check_model(llm)
     check_model_request(llm.model, llm.api_base)
     kwargs: dict[str, Any] = llm.call_params()
     kwargs.update(command.params)
+    kwargs.setdefault("drop_params", True)
     kwargs["model"] = llm.model
     kwargs["messages"] = command.messages
     kwargs["max_retries"] = 0

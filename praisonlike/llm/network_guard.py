@@ -39,6 +39,26 @@ def is_loopback_url(url: str | None) -> bool:
         return False
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def endpoint_label(url: str) -> str | None:
+    """``url`` reduced to ``scheme://host:port``: no user, password, path or query,
+    so it can go in an error message. ``None`` when ``url`` has no scheme or host."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    host = parts.hostname
+    if not parts.scheme or not host:
+        return None
+    if ":" in host:
+        host = f"[{host}]"
+    port = port if port is not None else _DEFAULT_PORTS.get(parts.scheme.lower())
+    return f"{parts.scheme}://{host}:{port}" if port is not None else f"{parts.scheme}://{host}"
+
+
 def check_model_request(model: str, api_base: str | None) -> None:
     """Raise if requests are restricted and ``api_base`` is not on the loopback."""
     if model_requests_allowed() or is_loopback_url(api_base):

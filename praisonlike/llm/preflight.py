@@ -1,0 +1,165 @@
+"""The check a model configuration passes before its first request.
+
+:func:`check_model` runs before every model request (it is part of building the
+request) and raises at once, before anything is sent, when the request cannot work:
+
+* :class:`~praisonlike.errors.UnknownModelError` when LiteLLM cannot tell which
+  provider serves the model (``gpt-9-turbo``, ``nosuchprovider/foo``, a bare
+  name sent to a custom ``api_base``): LiteLLM itself would refuse it. The error
+  suggests close model strings LiteLLM knows.
+* :class:`~praisonlike.errors.MissingCredentialsError` when the provider needs
+  an API key that is neither passed nor set, naming the variable(s) to set.
+
+The rules, so a caller can predict the verdict:
+
+* A model LiteLLM can route is accepted even when its name is missing from
+  LiteLLM's model map (``openai/gpt-9-turbo``): providers publish models before
+  the map knows them, and a custom endpoint serves whatever names it likes. The
+  provider answers an unknown name with a 404, which ends the turn (or moves to
+  the fallback model) without retries.
+* The key check asks LiteLLM (``litellm.validate_environment``) which variables
+  the model needs. It is skipped when an ``api_key`` is given, when an
+  ``api_base`` is given (a local or custom server may need no key), when the
+  call's extra parameters carry a credential (``*_key``, ``*_token``,
+  ``*credentials``) or LiteLLM holds a key set by the application
+  (``litellm.api_key``, ``litellm.<provider>_key``), and for providers that
+  authenticate other ways too (AWS profiles, Google application credentials,
+  Azure AD, a local Ollama): only missing ``*_API_KEY`` / ``*_API_TOKEN``
+  variables fail the check.
+* A verdict that lets the call through is remembered per (model, api_base, key
+  given, custom provider, credential in the extra parameters); a failing one is
+  not, so setting the variable fixes the next call without a restart.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
+
+from praisonlike.errors import MissingCredentialsError, UnknownModelError
+from praisonlike.llm.backend import load_litellm
+from praisonlike.llm.config import LLMConfig
+
+MODEL_SPELLING_HINT = (
+    "spell it provider/model, e.g. openai/gpt-4o-mini; `praisonlike models info MODEL` "
+    "shows what LiteLLM knows of a model"
+)
+
+_KEY_VARIABLE = re.compile(r"_API_(?:KEY|TOKEN)$")
+_CREDENTIAL_PARAM = re.compile(r"(?:key|token|credentials?|secret|password)$", re.IGNORECASE)
+
+
+def check_model(llm: LLMConfig) -> None:
+    """Raise :class:`UnknownModelError` or :class:`MissingCredentialsError` when a
+    request for ``llm`` cannot work (see the module docstring); return otherwise.
+
+    Sends nothing. Fast: a passing verdict is remembered, a failing one costs a
+    few lookups in LiteLLM's tables.
+    """
+    provider = llm.extra.get("custom_llm_provider")
+    _check(
+        llm.model,
+        llm.api_base,
+        llm.api_key is not None,
+        provider if isinstance(provider, str) and provider else None,
+        _carries_credentials(llm.extra),
+    )
+
+
+def _carries_credentials(extra: Mapping[str, Any]) -> bool:
+    return any(
+        isinstance(name, str) and _CREDENTIAL_PARAM.search(name) and value
+        for name, value in extra.items()
+    )
+
+
+@functools.lru_cache(maxsize=512)
+def _check(
+    model: str,
+    api_base: str | None,
+    has_key: bool,
+    custom_provider: str | None,
+    extra_credentials: bool,
+) -> None:
+    litellm = load_litellm()
+    try:
+        _, provider, _, _ = litellm.get_llm_provider(
+            model=model, custom_llm_provider=custom_provider, api_base=api_base
+        )
+    except Exception:
+        raise _unknown_model(model, litellm) from None
+    if has_key or api_base or extra_credentials or _key_set_in_litellm(litellm, provider):
+        return
+    routed = model if custom_provider is None else f"{custom_provider}/{model}"
+    missing = [
+        str(name) for name in litellm.validate_environment(model=routed).get("missing_keys") or ()
+    ]
+    if not missing or not all(_KEY_VARIABLE.search(name) for name in missing):
+        return
+    names = " or ".join(sorted(missing, key=_preferred_first))
+    raise MissingCredentialsError(
+        f"no API key for {model!r}: set {names} in the environment, or pass api_key",
+        model=model,
+        missing_variables=tuple(missing),
+        hint=f"export {sorted(missing, key=_preferred_first)[0]}=... or pass the key as "
+        "api_key (CLI: --api-key)",
+    )
+
+
+def _preferred_first(name: str) -> tuple[bool, str]:
+    """Gemini's own variable before Google's generic one; otherwise alphabetical."""
+    return (name.startswith("GOOGLE_"), name)
+
+
+def _key_set_in_litellm(litellm: ModuleType, provider: str) -> bool:
+    return bool(getattr(litellm, "api_key", None) or getattr(litellm, f"{provider}_key", None))
+
+
+def _unknown_model(model: str, litellm: ModuleType) -> UnknownModelError:
+    providers = _provider_names(litellm)
+    prefix, slash, rest = model.partition("/")
+    if slash and prefix not in providers:
+        reason = f"LiteLLM has no provider {prefix!r}"
+        suggestions = tuple(
+            f"{name}/{rest}" for name in difflib.get_close_matches(prefix, providers, n=3)
+        )
+    else:
+        reason = "LiteLLM cannot tell which provider serves it"
+        known = _known_models()
+        suggestions = tuple(known[name] for name in difflib.get_close_matches(model, known, n=3))
+    message = f"unknown model {model!r}: {reason}"
+    if suggestions:
+        message += " (did you mean " + " or ".join(repr(s) for s in suggestions) + "?)"
+    return UnknownModelError(
+        f"{message}; {MODEL_SPELLING_HINT}",
+        model=model,
+        suggestions=suggestions,
+        hint=MODEL_SPELLING_HINT,
+    )
+
+
+def _provider_names(litellm: ModuleType) -> list[str]:
+    return [str(getattr(p, "value", p)) for p in litellm.provider_list]
+
+
+@functools.lru_cache(maxsize=1)
+def _known_models() -> dict[str, str]:
+    """Chat models in LiteLLM's map: the name without its provider, and the model
+    string that routes to it (provider/model). A name the map lists without a
+    prefix (the provider's own name for it) wins over resellers of the same name."""
+    known: dict[str, str] = {}
+    for name, info in load_litellm().model_cost.items():
+        provider = info.get("litellm_provider") if isinstance(info, dict) else None
+        if not isinstance(provider, str) or info.get("mode") != "chat" or ":" in name:
+            continue
+        bare = name.removeprefix(f"{provider}/")
+        if "/" not in name or bare not in known:
+            known[bare] = f"{provider}/{bare}"
+    return known
+
+
+__all__ = ["MODEL_SPELLING_HINT", "check_model"]
