@@ -1,0 +1,306 @@
+"""POST /v1/runs over real HTTP: the SSE wire format, pings, timeout, stop, steer, disconnect."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import TypeAdapter
+from serve_support import Message, Running, serving, sse_messages, stream_run
+
+from praisonlike import Agent, ExecutionConfig
+from praisonlike.events import Event
+from praisonlike.testing import Call, Delay, LocalLLMServer, Text, ToolCalls
+
+EVENTS: TypeAdapter[Any] = TypeAdapter(Event)
+TOKENS = {"tok-alice": "alice", "tok-bob": "bob"}
+
+
+def get_weather(city: str) -> str:
+    """Current weather for a city."""
+    return f"{city}: sunny, 26c"
+
+
+def slow_lookup(topic: str) -> str:
+    """A lookup that takes a while."""
+    time.sleep(1.0)
+    return f"notes on {topic}"
+
+
+def make_agent(server: LocalLLMServer, **kwargs: Any) -> Agent:
+    return Agent(
+        instructions="You report the weather.",
+        llm=server.llm_config(),
+        tools=[get_weather, slow_lookup],
+        execution=ExecutionConfig(max_retries=0),
+        **kwargs,
+    )
+
+
+@pytest.fixture
+def app(server: LocalLLMServer) -> Iterator[Running]:
+    with serving(make_agent(server).to_asgi(ping_interval=0.2)) as running:
+        yield running
+
+
+@pytest.fixture
+def authed(server: LocalLLMServer) -> Iterator[Running]:
+    with serving(make_agent(server).to_asgi(tokens=TOKENS)) as running:
+        yield running
+
+
+def wait_until(check: Any, what: str, limit: float = 20.0) -> Any:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Reader:
+    """Reads one run's stream on a thread, so the test can act while it runs."""
+
+    def __init__(self, running: Running, body: dict[str, Any], token: str | None = None) -> None:
+        self.messages: list[Message] = []
+        self.status: int | None = None
+        self._client = running.client(token)
+        self._body = body
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        with self._client.stream("POST", "/v1/runs", json=self._body) as response:
+            self.status = response.status_code
+            for message in sse_messages(response.iter_lines()):
+                self.messages.append(message)
+
+    def first(self, event: str) -> Message:
+        return wait_until(lambda: next((m for m in self.messages if m.event == event), None), event)
+
+    def finish(self) -> list[Message]:
+        self._thread.join(30)
+        assert not self._thread.is_alive(), "the stream did not end"
+        self._client.close()
+        return self.messages
+
+
+def turns(running: Running, session_id: str, token: str | None = None) -> list[dict[str, Any]]:
+    with running.client(token) as client:
+        response = client.get(f"/v1/sessions/{session_id}/messages")
+        assert response.status_code == 200, response.text
+        return list(response.json()["turns"])
+
+
+def test_a_tool_turn_streams_every_event_with_ids_and_ends_with_end(
+    app: Running, server: LocalLLMServer
+) -> None:
+    server.add(
+        ToolCalls([Call("get_weather", {"city": "Paris"})]),
+        Text("It is sunny in Paris, 26c.", chunk_size=5),
+    )
+    with app.client() as client:
+        messages = stream_run(client, {"input": "Weather in Paris?", "session_id": "paris"})
+
+    assert [m.id for m in messages] == list(range(1, len(messages) + 1))
+    assert messages[0].event == "session"
+    assert messages[0].data["session_id"] == "paris"
+    run_id = messages[0].data["run_id"]
+    assert messages[-1].event == "end"
+    assert messages[-1].data == {
+        "run_id": run_id,
+        "session_id": "paris",
+        "termination_reason": "completed",
+        "error": None,
+    }
+    sdk = [m for m in messages if m.event not in ("session", "ping", "end")]
+    parsed = [EVENTS.validate_python(m.data) for m in sdk]
+    assert all(
+        event.type == m.event and event.run_id == run_id
+        for event, m in zip(parsed, sdk, strict=True)
+    )
+    types = [event.type for event in parsed]
+    assert types[0] == "run_started" and types[-1] == "run_finished"
+    assert types.index("tool_call") < types.index("tool_result") < types.index("text_delta")
+    tool_call = next(e for e in parsed if e.type == "tool_call")
+    assert (tool_call.name, tool_call.arguments) == ("get_weather", {"city": "Paris"})
+    tool_result = next(e for e in parsed if e.type == "tool_result")
+    assert tool_result.result == "Paris: sunny, 26c"
+    text = "".join(e.text for e in parsed if e.type == "text_delta")
+    assert text == "It is sunny in Paris, 26c."
+    finished = parsed[-1]
+    assert finished.result.text == text and finished.result.usage.total_tokens > 0
+
+    stored = turns(app, "paris")
+    assert [(t["id"], t["query"], t["answer"], t["status"]) for t in stored] == [
+        (run_id, "Weather in Paris?", text, "normal")
+    ]
+    assert "tool_call" in [step["event_type"] for step in stored[0]["steps"]]
+
+
+def test_the_next_run_of_a_session_sees_its_history(app: Running, server: LocalLLMServer) -> None:
+    server.add(Text("Hello Ada."), Text("Your name is Ada."))
+    with app.client() as client:
+        stream_run(client, {"input": "I am Ada.", "session_id": "ada"})
+        stream_run(client, {"input": "What is my name?", "session_id": "ada"})
+    second = server.requests[1].messages
+    assert {"role": "user", "content": "I am Ada."} in second
+    assert {"role": "assistant", "content": "Hello Ada."} in second
+
+
+def test_pings_come_at_the_configured_interval_while_the_run_is_slow(
+    app: Running, server: LocalLLMServer
+) -> None:
+    server.add(Delay(1.5, Text("Done.")))
+    with app.client() as client:
+        messages = stream_run(client, {"input": "Take your time."})
+    pings = [m for m in messages if m.event == "ping"]
+    assert len(pings) >= 3, [m.event for m in messages]
+    assert all(isinstance(p.data["time"], float) for p in pings)
+    assert messages[-1].event == "end"
+    assert messages[-1].data["termination_reason"] == "completed"
+
+
+def test_a_run_over_its_timeout_ends_the_stream_with_timeout(
+    app: Running, server: LocalLLMServer
+) -> None:
+    server.add(Delay(30, Text("Too late.")))
+    with app.client() as client:
+        messages = stream_run(
+            client, {"input": "Slow one.", "session_id": "slow", "options": {"timeout": 0.5}}
+        )
+    end = messages[-1]
+    assert end.event == "end"
+    assert end.data["termination_reason"] == "timeout"
+    assert end.data["error"]["type"] == "RunTimeout"
+    stored = turns(app, "slow")
+    assert [(t["status"], t["answer"]) for t in stored] == [("timeout", "")]
+
+
+def test_a_run_without_streaming_answers_its_result_as_json(
+    app: Running, server: LocalLLMServer
+) -> None:
+    server.add(ToolCalls([Call("get_weather", {"city": "Oslo"})]), Text("Sunny in Oslo."))
+    with app.client() as client:
+        response = client.post("/v1/runs", json={"input": "Oslo?", "stream": False})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["error"] is None
+    assert body["result"]["output"] == "Sunny in Oslo."
+    assert body["result"]["termination_reason"] == "completed"
+    assert [c["name"] for c in body["result"]["tool_calls"]] == ["get_weather"]
+    assert body["result"]["run_id"] == body["run_id"]
+
+
+def test_the_owner_stops_a_run_and_it_is_stored_as_cancelled(
+    authed: Running, server: LocalLLMServer
+) -> None:
+    server.add(Text("a long answer " * 200, chunk_size=5, chunk_delay=0.05))
+    reader = Reader(authed, {"input": "Talk.", "session_id": "talk"}, token="tok-alice")
+    run_id = reader.first("text_delta").data["run_id"]
+    with authed.client("tok-alice") as alice:
+        response = alice.post(f"/v1/runs/{run_id}/stop", json={"reason": "enough"})
+    assert response.status_code == 202
+    assert response.json() == {"run_id": run_id, "session_id": "talk", "status": "stopping"}
+    messages = reader.finish()
+    assert messages[-1].event == "end"
+    assert messages[-1].data["termination_reason"] == "cancelled"
+    assert messages[-1].data["error"]["type"] == "RunCancelled"
+    stored = turns(authed, "talk", "tok-alice")
+    assert [(t["status"], t["answer"]) for t in stored] == [("cancelled", "")]
+
+
+def test_a_stop_from_someone_else_is_refused_and_the_run_goes_on(
+    authed: Running, server: LocalLLMServer
+) -> None:
+    server.add(Text("all of it, to the end", chunk_size=2, chunk_delay=0.05))
+    reader = Reader(authed, {"input": "Talk.", "session_id": "mine"}, token="tok-alice")
+    run_id = reader.first("text_delta").data["run_id"]
+    with authed.client("tok-bob") as bob:
+        stop = bob.post(f"/v1/runs/{run_id}/stop", json={})
+        steer = bob.post(f"/v1/runs/{run_id}/steer", json={"text": "say something else"})
+        peek = bob.get("/v1/sessions/mine/messages")
+    assert (stop.status_code, stop.json()["error"]["type"]) == (403, "forbidden")
+    assert steer.status_code == 403
+    assert peek.status_code == 403
+    messages = reader.finish()
+    assert messages[-1].data["termination_reason"] == "completed"
+    text = "".join(m.data["text"] for m in messages if m.event == "text_delta")
+    assert text == "all of it, to the end"
+
+
+def test_steering_reaches_the_running_turn(app: Running, server: LocalLLMServer) -> None:
+    server.add(ToolCalls([Call("slow_lookup", {"topic": "tides"})]), Text("Tides, in French."))
+    reader = Reader(app, {"input": "Tell me about tides.", "session_id": "tides"})
+    run_id = reader.first("tool_call").data["run_id"]
+    with app.client() as client:
+        response = client.post(f"/v1/runs/{run_id}/steer", json={"text": "Answer in French."})
+    assert response.status_code == 202
+    messages = reader.finish()
+    assert "steering" in [m.event for m in messages]
+    assert {"role": "user", "content": "Answer in French."} in server.requests[1].messages
+
+
+def test_a_client_that_disconnects_cancels_its_run(app: Running, server: LocalLLMServer) -> None:
+    server.add(Text("words " * 400, chunk_size=3, chunk_delay=0.05))
+    with (
+        app.client() as client,
+        client.stream(
+            "POST", "/v1/runs", json={"input": "Talk.", "session_id": "gone"}
+        ) as response,
+    ):
+        for message in sse_messages(response.iter_lines()):
+            if message.event == "text_delta":
+                break
+    stored = wait_until(lambda: turns(app, "gone"), "the cancelled turn to be stored")
+    assert [(t["status"], t["answer"]) for t in stored] == [("cancelled", "")]
+
+
+def test_a_detached_run_finishes_after_its_client_is_gone(
+    app: Running, server: LocalLLMServer
+) -> None:
+    server.add(Text("finished anyway", chunk_size=2, chunk_delay=0.05))
+    body = {"input": "Go on without me.", "session_id": "detached", "detach": True}
+    with app.client() as client, client.stream("POST", "/v1/runs", json=body) as response:
+        for message in sse_messages(response.iter_lines()):
+            if message.event == "text_delta":
+                break
+    stored = wait_until(lambda: turns(app, "detached"), "the detached turn to be stored")
+    assert [(t["status"], t["answer"]) for t in stored] == [("normal", "finished anyway")]
+
+
+def test_a_second_run_of_a_busy_session_is_refused(app: Running, server: LocalLLMServer) -> None:
+    server.add(Text("slow", chunk_size=1, chunk_delay=0.2))
+    reader = Reader(app, {"input": "One.", "session_id": "busy"})
+    reader.first("run_started")
+    with app.client() as client:
+        response = client.post("/v1/runs", json={"input": "Two.", "session_id": "busy"})
+    assert (response.status_code, response.json()["error"]["type"]) == (409, "conflict")
+    reader.finish()
+    assert len(server.requests) == 1
+
+
+def test_a_stop_after_the_run_finished_is_an_unknown_run(
+    app: Running, server: LocalLLMServer
+) -> None:
+    server.add(Text("quick"))
+    with app.client() as client:
+        messages = stream_run(client, {"input": "Hi."})
+        response = client.post(f"/v1/runs/{messages[0].data['run_id']}/stop")
+    assert (response.status_code, response.json()["error"]["type"]) == (404, "not_found")
+
+
+def test_sse_headers_name_the_run_and_session(app: Running, server: LocalLLMServer) -> None:
+    server.add(Text("ok"))
+    with (
+        httpx.Client(base_url=app.url, timeout=30) as client,
+        client.stream("POST", "/v1/runs", json={"input": "Hi.", "session_id": "hdr"}) as response,
+    ):
+        messages = list(sse_messages(response.iter_lines()))
+        assert response.headers["x-session-id"] == "hdr"
+        assert response.headers["x-run-id"] == messages[0].data["run_id"]
