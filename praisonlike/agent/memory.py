@@ -8,7 +8,8 @@ is updated on a background thread; it never delays or breaks the answer, and
 the next turn's system prompt carries it. ``close()`` waits for it.
 
 Uses from ``self``: ``name``, ``session_id``, ``memory_config``, ``usage_tracker``,
-``_history``, ``_primary_llm()``, ``_token_counter()``, ``_notify()``.
+``execution``, ``model_prices``, ``_history``, ``_primary_llm()``, ``_turn_models()``,
+``_context_for()``, ``_token_counter()``, ``_notify()``.
 """
 
 from __future__ import annotations
@@ -22,13 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from praisonlike.log import get_logger
-from praisonlike.run_enums import TerminationReason
+from praisonlike.run_enums import TerminationReason, ToolMode
 
 if TYPE_CHECKING:
     from praisonlike.agent.turn import Turn
     from praisonlike.context.tokens import TokenCounter
-    from praisonlike.llm.config import LLMConfig
+    from praisonlike.llm.config import ExecutionConfig, LLMConfig
     from praisonlike.llm.tool_loop import TurnOutcome
+    from praisonlike.llm.turn_spec import ContextSeam, TurnSpec
     from praisonlike.llm.usage import UsageTracker
     from praisonlike.memory.store import SessionStore
     from praisonlike.result import RunResult
@@ -90,6 +92,7 @@ class MemoryMixin:
     session_id: str | None
     memory_config: MemoryConfig | None
     usage_tracker: UsageTracker
+    execution: ExecutionConfig
     model_prices: Mapping[str, Mapping[str, float]] | None
     _history: list[dict[str, Any]]
     _store: SessionStore | None
@@ -102,6 +105,10 @@ class MemoryMixin:
     if TYPE_CHECKING:
 
         def _primary_llm(self) -> LLMConfig: ...
+
+        def _turn_models(self) -> list[LLMConfig]: ...
+
+        def _context_for(self, model: str) -> ContextSeam: ...
 
         def _token_counter(self, model: str) -> TokenCounter: ...
 
@@ -213,11 +220,7 @@ class MemoryMixin:
 
     def _update_summary(self, query: str, answer: str, run_id: str) -> None:
         store = self.store
-        config = self.memory_config
-        assert store is not None and config is not None and self.session_id is not None
-        llm = self._primary_llm()
-        if config.summary_model:
-            llm = dataclasses.replace(llm, model=config.summary_model)
+        assert store is not None and self.session_id is not None
         with self._memory_lock:
             old = self._summary or "(empty)"
         messages = [
@@ -228,34 +231,19 @@ class MemoryMixin:
                 f"User: {query}\nAssistant: {answer}",
             },
         ]
-        from praisonlike.events import ErrorEvent, LLMResponse
-        from praisonlike.llm.model_call import complete
-        from praisonlike.llm.pricing import usage_with_cost
-        from praisonlike.llm.protocol import CallModel
+        from praisonlike.events import ErrorEvent
+        from praisonlike.llm.side_call import call_outside_turn
 
         try:
-            reply = complete(
-                CallModel(llm=llm, messages=messages, tools=None, stream=False, iteration=0)
+            reply = call_outside_turn(
+                self._summary_spec(run_id), messages, purpose="summary", on_event=self._notify
             )
-            priced = usage_with_cost(reply.model, reply.usage, self.model_prices)
-            self.usage_tracker.add(reply.model, priced)
             text = reply.content.strip()
             if not text:
                 raise ValueError("the summary model returned an empty summary")
             store.set_summary(self.session_id, text)
             with self._memory_lock:
                 self._summary = text
-            self._notify(
-                LLMResponse(
-                    run_id=run_id,
-                    iteration=0,
-                    model=reply.model,
-                    content=text,
-                    usage=priced,
-                    latency=reply.latency,
-                    purpose="summary",
-                )
-            )
         except Exception as exc:
             get_logger("praisonlike.memory").warning("long-term summary update failed: %s", exc)
             self._notify(
@@ -266,6 +254,38 @@ class MemoryMixin:
                     fatal=False,
                 )
             )
+
+    def _summary_spec(self, run_id: str) -> TurnSpec:
+        """The summary call as a one-call turn: the summary model (if any) first, then the
+        agent's models, with the agent's retries, fallbacks, budgets and usage tracker."""
+        from praisonlike.llm.accounting import RunAccounting
+        from praisonlike.llm.turn_spec import TurnSpec
+
+        config = self.memory_config
+        assert config is not None
+        models = self._turn_models()
+        if config.summary_model:
+            from praisonlike.agent.model_resolution import resolve_llm
+
+            summary = resolve_llm(
+                dataclasses.replace(models[0], model=config.summary_model, fallback_models=())
+            )
+            models = [summary, *(m for m in models if m.model != summary.model)]
+        limit = self.execution.max_execution_time
+        return TurnSpec(
+            run_id=run_id,
+            models=models,
+            prefix=[],
+            new_messages=[],
+            tools=[],
+            tool_mode=ToolMode.NATIVE,
+            stream=False,
+            max_iterations=1,
+            execution=self.execution,
+            accounting=RunAccounting(self.usage_tracker, self.execution, self.model_prices),
+            context=self._context_for(models[0].model),
+            deadline=None if limit is None else time.monotonic() + limit,
+        )
 
     def wait_for_summaries(self, timeout: float | None = None) -> None:
         """Block until pending summary updates are done."""

@@ -27,6 +27,9 @@ from praisonlike.memory import (
 )
 from praisonlike.testing import Call, Fault, LocalLLMServer, Text, ToolCalls
 
+SUMMARY_SYSTEM = "long-term memory of a conversation"
+FAST_RETRIES = ExecutionConfig(retry_base=0.01, retry_max=0.05)
+
 
 def add(a: int, b: int) -> int:
     """Add two integers."""
@@ -139,6 +142,7 @@ def test_failing_summary_model_does_not_affect_the_answer(
         llm,
         store,
         memory=MemoryConfig(store=store),
+        execution=FAST_RETRIES,
         on_event=lambda e: errors.append(e) if e.type == "error" else None,
     )
     assert agent.chat("question") == "the answer"
@@ -322,3 +326,64 @@ def test_history_tokens_is_counted_with_the_models_tokenizer(
     )
     assert history and history[-1]["content"].startswith("answer 11:")
     assert 700 - pair < tokens <= 700
+
+
+def test_summary_call_is_retried_on_a_503_and_counted_in_usage(
+    server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path
+) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    summary_requests: list[Any] = []
+
+    def respond(request: Any) -> Any:
+        if SUMMARY_SYSTEM in request.messages[0]["content"]:
+            summary_requests.append(request)
+            if len(summary_requests) == 1:
+                return Fault.unavailable()
+            return Text("The user is called Ada.")
+        return Text("Hi Ada")
+
+    server.default = respond
+    events: list[Any] = []
+    agent = make_agent(
+        llm, store, memory=MemoryConfig(store=store), execution=FAST_RETRIES, on_event=events.append
+    )
+    agent.chat("My name is Ada")
+    agent.wait_for_summaries()
+    assert len(summary_requests) == 2
+    assert store.get_summary("s1") == "The user is called Ada."
+    assert agent.summary == "The user is called Ada."
+    assert agent.usage.requests == 2
+    assert (agent.usage.prompt_tokens, agent.usage.completion_tokens) == server.tokens_served
+    retries = [e for e in events if e.type == "retry"]
+    assert [(e.attempt, e.model) for e in retries] == [(1, "openai/test-model")]
+    assert not [e for e in events if e.type == "error"]
+
+
+def test_summary_call_falls_back_to_the_next_model(
+    server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path
+) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+
+    def respond(request: Any) -> Any:
+        if SUMMARY_SYSTEM not in request.messages[0]["content"]:
+            return Text("Hi Ada")
+        if request.model == "summary-model":
+            return Fault.model_not_found("summary-model")
+        return Text(f"Summary by {request.model}.")
+
+    server.default = respond
+    events: list[Any] = []
+    agent = make_agent(
+        llm,
+        store,
+        memory=MemoryConfig(store=store, summary_model="openai/summary-model"),
+        execution=FAST_RETRIES,
+        on_event=events.append,
+    )
+    agent.chat("My name is Ada")
+    agent.wait_for_summaries()
+    assert store.get_summary("s1") == "Summary by test-model."
+    fallbacks = [(e.from_model, e.to_model) for e in events if e.type == "fallback"]
+    assert fallbacks == [("openai/summary-model", "openai/test-model")]
+    by_model = agent.cost_summary()["by_model"]
+    assert by_model["openai/test-model"]["requests"] == 2
