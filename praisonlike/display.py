@@ -38,6 +38,7 @@ from praisonlike.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from praisonlike.llm.react import parse_text_tool_calls
 from praisonlike.llm.redaction import redact_secrets
 from praisonlike.result import RunResult, TerminationReason
 
@@ -118,6 +119,11 @@ class LiveDisplay:
     lock, so events may come from any thread. Events it does not know are
     ignored. :meth:`close` stops a spinner left running by an aborted turn.
 
+    An answer that is not streamed is shown once the next event says whether
+    the model wrote tool calls in it as text: the text of those calls is left
+    out (the calls are shown as ``-> name(arguments)`` lines), the rest of the
+    answer is shown.
+
     The error that ends a turn is shown once, as its own line; the summary
     line after it gives only how the turn ended. With ``show_errors=False``
     that line is left out too, for a caller that reports the raised error
@@ -133,17 +139,25 @@ class LiveDisplay:
         self._status: Status | None = None
         self._mid_line = False
         self._streamed_round = False
+        self._held: LLMResponse | None = None
+        self._held_calls: list[ToolCallEvent] = []
 
     def __call__(self, event: Any) -> None:
         with self._lock:
             if not isinstance(event, LLMRequest):
                 self._stop_spinner()
+            if self._held is not None:
+                if self._calls_of_held(event):
+                    self._held_calls.append(event)
+                    return
+                self._show_held()
             self._render(event)
 
     def close(self) -> None:
         """Stop the spinner and end an unfinished line of streamed text."""
         with self._lock:
             self._stop_spinner()
+            self._show_held()
             self._end_text()
 
     def __enter__(self) -> LiveDisplay:
@@ -171,9 +185,7 @@ class LiveDisplay:
         elif isinstance(event, LLMResponse):
             self._on_response(event)
         elif isinstance(event, ToolCallEvent):
-            self._line(
-                f"{self._glyph['call']}{event.name}({format_arguments(event.arguments)})", "cyan"
-            )
+            self._on_tool_call(event)
         elif isinstance(event, ToolResultEvent):
             self._on_tool_result(event)
         elif isinstance(event, RunFinished):
@@ -241,8 +253,36 @@ class LiveDisplay:
 
     def _on_response(self, event: LLMResponse) -> None:
         if event.purpose == "answer" and not self._streamed_round and event.content:
-            self._write_text(event.content)
+            self._held = event
         self._end_text()
+
+    def _calls_of_held(self, event: Any) -> bool:
+        """Whether ``event`` is a tool call read from the held answer's text."""
+        held = self._held
+        return (
+            held is not None
+            and held.tool_call_count == 0
+            and isinstance(event, ToolCallEvent)
+            and event.iteration == held.iteration
+        )
+
+    def _show_held(self) -> None:
+        held, calls = self._held, self._held_calls
+        self._held, self._held_calls = None, []
+        if held is None:
+            return
+        text = held.content
+        if calls:
+            text = _without_calls(text, {call.name for call in calls})
+        if text.strip():
+            self._write_text(text)
+            self._end_text()
+        for call in calls:
+            self._on_tool_call(call)
+
+    def _on_tool_call(self, event: ToolCallEvent) -> None:
+        arguments = format_arguments(event.arguments)
+        self._line(f"{self._glyph['call']}{event.name}({arguments})", "cyan")
 
     def _on_tool_result(self, event: ToolResultEvent) -> None:
         g = self._glyph
@@ -292,6 +332,16 @@ class LiveDisplay:
         if self._status is not None:
             self._status.stop()
             self._status = None
+
+
+def _without_calls(text: str, names: set[str]) -> str:
+    """``text`` without the tool calls written in it (all of it when they cannot be found)."""
+    found = parse_text_tool_calls(text, names)
+    if not found:
+        return ""
+    for call in found:
+        text = text.replace(call.raw, "", 1)
+    return text.strip()
 
 
 def _compaction_text(event: CompactionEvent) -> str:

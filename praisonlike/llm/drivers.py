@@ -53,12 +53,61 @@ class ToolRunner(Protocol):
     def parallel_safe(self, calls: tuple[ToolCall, ...]) -> bool: ...
 
 
+_CALL_OPENERS = ("{", "[", "```", "<tool_call>")
+
+
+class WholeAnswerHold:
+    """Keeps a native model's tool call written as the whole answer out of its stream.
+
+    A model with native tool calls sometimes writes its call as text instead;
+    the loop runs it when the WHOLE answer is calls
+    (:func:`~praisonlike.llm.react.is_whole_answer_a_call`, or
+    :func:`~praisonlike.llm.react.unoffered_calls`). So an answer that starts,
+    after whitespace, like a call (``{``, ``[``, a fence or ``<tool_call>``) is
+    held to the end, then released unless it is such a call; any other answer
+    passes through as it comes. Same interface as the ReAct
+    ``StreamCallDetector``.
+    """
+
+    def __init__(self, offered: frozenset[str]) -> None:
+        self._offered = offered
+        self._text = ""
+        self._holding: bool | None = None
+
+    def feed(self, delta: str) -> str:
+        """Add ``delta``; return the text that may be shown now (possibly ``""``)."""
+        self._text += delta
+        if self._holding is None:
+            start = self._text.lstrip()[: len(_CALL_OPENERS[-1])]
+            if any(start.startswith(opener) for opener in _CALL_OPENERS):
+                self._holding = True
+            elif not start or any(opener.startswith(start) for opener in _CALL_OPENERS):
+                return ""
+            else:
+                self._holding = False
+                return self._text
+        return "" if self._holding else delta
+
+    def finish(self) -> tuple[str, list[Any]]:
+        """The text still held back (``""`` when it is a call) and the calls found."""
+        if self._holding is False:
+            return "", []
+        from praisonlike.llm.react import is_whole_answer_a_call, unoffered_calls
+
+        calls = is_whole_answer_a_call(self._text, self._offered) or unoffered_calls(
+            self._text, self._offered
+        )
+        return ("" if calls else self._text), list(calls)
+
+
 class StreamReader:
     """One streamed model call: its chunks in, the text to show out, then its reply.
 
-    Text is held back while it may still be a ReAct tool call (when the
-    command offers ``hold_back_calls``); :attr:`streamed` says whether any
-    text was released to the caller.
+    Text is held back while it may still be a tool call written as text: a
+    ReAct call anywhere in the answer (when the command offers
+    ``hold_back_calls``), or, when native tools are offered, an answer that is
+    wholly a call (see :class:`WholeAnswerHold`). :attr:`streamed` says whether
+    any text was released to the caller.
     """
 
     def __init__(self, command: CallModel, started: float) -> None:
@@ -69,6 +118,8 @@ class StreamReader:
             from praisonlike.llm.react import StreamCallDetector
 
             self._detector = StreamCallDetector(command.hold_back_calls)
+        elif command.tools and command.params.get("tool_choice") != "none":
+            self._detector = WholeAnswerHold(_tool_names(command.tools))
         self.streamed = False
 
     def take(self, chunk: Any) -> str:
@@ -90,6 +141,11 @@ class StreamReader:
         if text:
             self.streamed = True
         return text
+
+
+def _tool_names(tools: list[dict[str, Any]]) -> frozenset[str]:
+    names = (tool.get("function", {}).get("name") for tool in tools)
+    return frozenset(name for name in names if isinstance(name, str))
 
 
 class Driver:

@@ -12,7 +12,7 @@ from rich.console import Console
 from praisonlike import Agent, ExecutionConfig
 from praisonlike.display import LiveDisplay, fold, format_arguments, format_cost
 from praisonlike.errors import AuthenticationError
-from praisonlike.events import CompactionEvent, LLMRequest, RunStarted
+from praisonlike.events import CompactionEvent, LLMRequest, RunStarted, TextDelta
 from praisonlike.testing import Call, DropConnection, Fault, LocalLLMServer, Text, ToolCalls
 
 PRICES = {"test-model": {"input": 1.0, "output": 2.0}}
@@ -287,3 +287,83 @@ def test_format_cost() -> None:
     assert format_cost(1.5) == "$1.50"
     assert format_cost(0.0) == "$0"
     assert format_cost(0.02, complete=False) == ">= $0.02 (partly unknown)"
+
+
+# -- tool calls written as text ------------------------------------------------------
+
+CALL_TEXT = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+
+
+def text_call_agent(llm: dict[str, Any], *, native: bool) -> Agent:
+    return make_agent({**llm, "features": {"native_tool_calls": native}})
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["react", "native"])
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+def test_a_call_written_as_text_is_shown_only_as_the_call(
+    server: LocalLLMServer, llm: dict[str, Any], native: bool, stream: bool
+) -> None:
+    server.extend([Text(CALL_TEXT), Text("It is sunny in Paris.")])
+    console = plain()
+    agent = text_call_agent(llm, native=native)
+    display = LiveDisplay(console)
+    deltas: list[str] = []
+    for event in agent.stream_events("weather?", stream=stream):
+        display(event)
+        if isinstance(event, TextDelta):
+            deltas.append(event.text)
+    lines = plain_text(console).splitlines()
+    assert lines[0] == '-> get_weather(city="Paris")'
+    assert lines[1].startswith("<- get_weather (") and lines[1].endswith("Paris: sunny, 26c")
+    assert lines[2] == "It is sunny in Paris."
+    assert lines[3].startswith("completed | 2 rounds | 1 tool call | ")
+    assert len(lines) == 4
+    assert "".join(deltas) == ("It is sunny in Paris." if stream else "")
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+def test_prose_around_a_react_call_is_shown_without_the_call(
+    server: LocalLLMServer, llm: dict[str, Any], stream: bool
+) -> None:
+    server.extend([Text(f"Let me look that up.\n```json\n{CALL_TEXT}\n```"), Text("Sunny.")])
+    console = plain()
+    run(text_call_agent(llm, native=False), LiveDisplay(console), stream=stream)
+    text = plain_text(console)
+    assert '"arguments"' not in text and "```" not in text
+    lines = text.splitlines()
+    assert lines[0] == "Let me look that up."
+    assert lines[1] == '-> get_weather(city="Paris")'
+    assert lines[3] == "Sunny."
+
+
+def test_a_native_answer_shaped_like_json_is_still_shown(
+    server: LocalLLMServer, llm: dict[str, Any]
+) -> None:
+    answer = '{"city": "Paris", "weather": "sunny"}'
+    server.add(Text(answer))
+    console = plain()
+    agent = text_call_agent(llm, native=True)
+    deltas: list[str] = []
+    display = LiveDisplay(console)
+    for event in agent.stream_events("weather as JSON?"):
+        display(event)
+        if isinstance(event, TextDelta):
+            deltas.append(event.text)
+    assert "".join(deltas) == answer
+    assert plain_text(console).splitlines()[0] == answer
+
+
+def test_text_beside_native_tool_calls_is_shown_before_them(
+    server: LocalLLMServer, llm: dict[str, Any]
+) -> None:
+    server.extend(
+        [
+            ToolCalls([Call("get_weather", {"city": "Oslo"})], content="Checking Oslo."),
+            Text("Sunny in Oslo."),
+        ]
+    )
+    console = plain()
+    run(make_agent(llm), LiveDisplay(console), stream=False)
+    lines = plain_text(console).splitlines()
+    assert lines[:2] == ["Checking Oslo.", '-> get_weather(city="Oslo")']
+    assert lines[3] == "Sunny in Oslo."
