@@ -1,0 +1,102 @@
+"""POST /v1/chat/completions through the official openai client, sync and streaming."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import openai
+import pytest
+from serve_support import Running, serving
+
+from praisonlike import Agent, ExecutionConfig
+from praisonlike.testing import Call, Delay, LocalLLMServer, Text, ToolCalls
+
+
+def get_weather(city: str) -> str:
+    """Current weather for a city."""
+    return f"{city}: sunny, 26c"
+
+
+@pytest.fixture
+def app(server: LocalLLMServer) -> Iterator[Running]:
+    agent = Agent(
+        instructions="You report the weather.",
+        llm=server.llm_config(),
+        tools=[get_weather],
+        execution=ExecutionConfig(max_retries=0),
+    )
+    with serving(agent.to_asgi(tokens={"tok-alice": "alice"}, run_timeout=2)) as running:
+        yield running
+
+
+def client(app: Running, key: str = "tok-alice") -> openai.OpenAI:
+    return openai.OpenAI(base_url=f"{app.url}/v1", api_key=key, max_retries=0)
+
+
+def test_the_openai_client_gets_the_answer_after_the_tool_round(
+    app: Running, server: LocalLLMServer
+) -> None:
+    server.add(ToolCalls([Call("get_weather", {"city": "Rome"})]), Text("Sunny in Rome, 26c."))
+    completion = client(app).chat.completions.create(
+        model="weather-agent",
+        messages=[
+            {"role": "system", "content": "ignored: the agent has its own instructions"},
+            {"role": "user", "content": "I like Rome."},
+            {"role": "assistant", "content": "Noted."},
+            {"role": "user", "content": "Weather in Rome?"},
+        ],
+    )
+    assert completion.choices[0].message.content == "Sunny in Rome, 26c."
+    assert completion.choices[0].finish_reason == "stop"
+    assert completion.model == "weather-agent"
+    assert completion.usage is not None and completion.usage.total_tokens > 0
+    first = server.requests[0].messages
+    assert first[-3:] == [
+        {"role": "user", "content": "I like Rome."},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": "Weather in Rome?"},
+    ]
+    assert "ignored" not in str(first)
+    assert server.requests[1].messages[-1]["content"] == "Rome: sunny, 26c"
+
+
+def test_the_openai_client_streams_the_answer(app: Running, server: LocalLLMServer) -> None:
+    server.add(
+        ToolCalls([Call("get_weather", {"city": "Lima"})]), Text("Lima is sunny.", chunk_size=3)
+    )
+    stream = client(app).chat.completions.create(
+        model="weather-agent",
+        messages=[{"role": "user", "content": "Weather in Lima?"}],
+        stream=True,
+    )
+    chunks = list(stream)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "Lima is sunny."
+    assert len([c for c in chunks if c.choices and c.choices[0].delta.content]) > 1
+    assert chunks[-1].choices[0].finish_reason == "stop"
+    assert chunks[-1].usage is not None and chunks[-1].usage.total_tokens > 0
+
+
+def test_a_wrong_key_is_an_authentication_error(app: Running, server: LocalLLMServer) -> None:
+    with pytest.raises(openai.AuthenticationError):
+        client(app, key="tok-mallory").chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}]
+        )
+    assert server.requests == []
+
+
+def test_a_last_message_not_from_the_user_is_a_bad_request(
+    app: Running, server: LocalLLMServer
+) -> None:
+    with pytest.raises(openai.BadRequestError, match="last message"):
+        client(app).chat.completions.create(
+            model="m", messages=[{"role": "assistant", "content": "hi"}]
+        )
+    assert server.requests == []
+
+
+def test_a_turn_over_the_servers_timeout_is_a_504(app: Running, server: LocalLLMServer) -> None:
+    server.add(Delay(30, Text("late")))
+    with pytest.raises(openai.APIStatusError) as caught:
+        client(app).chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    assert caught.value.status_code == 504
