@@ -100,13 +100,16 @@ def _check(
     ]
     if not missing or not all(_KEY_VARIABLE.search(name) for name in missing):
         return
-    names = " or ".join(sorted(missing, key=_preferred_first))
+    names = sorted(missing, key=_preferred_first)
+    if len(names) == 1:
+        problem = f"{names[0]} is not set (set it, or pass api_key)"
+    else:
+        problem = f"none of {', '.join(names)} is set (set one, or pass api_key)"
     raise MissingCredentialsError(
-        f"no API key for {model!r}: set {names} in the environment, or pass api_key",
+        f"no API key for {model!r}: {problem}",
         model=model,
-        missing_variables=tuple(missing),
-        hint=f"export {sorted(missing, key=_preferred_first)[0]}=... or pass the key as "
-        "api_key (CLI: --api-key)",
+        missing_variables=tuple(names),
+        hint="export the variable in your shell, or pass the key as api_key (CLI: --api-key)",
     )
 
 

@@ -1,0 +1,227 @@
+"""The check before a model's first request, through the public API.
+
+A model LiteLLM cannot route raises ``UnknownModelError`` and a missing key
+``MissingCredentialsError`` before anything is sent (the guard's refusal of a
+remote endpoint comes after them); the failed turn leaves the history as it was.
+Each model of a turn, fallbacks included, is checked before it is tried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+import pytest
+
+from praisonlike import Agent, ExecutionConfig
+from praisonlike.errors import (
+    AuthenticationError,
+    ConfigurationError,
+    MissingCredentialsError,
+    ModelNotFoundError,
+    ModelRequestBlockedError,
+    ServiceUnavailableError,
+    UnknownModelError,
+)
+from praisonlike.testing import Fault, LocalLLMServer, Text
+
+WAYS = ("chat", "achat", "iter_stream")
+REMOTE = "https://api.example.invalid/v1"
+
+
+def run_turn(agent: Agent, way: str) -> str:
+    if way == "chat":
+        return str(agent.chat("second question"))
+    if way == "achat":
+        return str(asyncio.run(agent.achat("second question")))
+    return "".join(agent.iter_stream("second question"))
+
+
+def primed(server: LocalLLMServer, llm: dict[str, Any] | str, **kwargs: Any) -> Agent:
+    """An agent for ``llm`` that carries a conversation held with the local server."""
+    local = Agent(instructions="You answer.", llm=server.llm_config())
+    server.add(Text("first answer"))
+    assert local.chat("first question") == "first answer"
+    server.reset()
+    agent = Agent(instructions="You answer.", llm=llm, **kwargs)
+    agent.load_state(local.save_state())
+    return agent
+
+
+# -- missing credentials ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_missing_key_is_named_before_any_request(server: LocalLLMServer, way: str) -> None:
+    assert "OPENAI_API_KEY" not in os.environ
+    agent = primed(server, "gpt-4o-mini")
+    before = agent.chat_history
+
+    with pytest.raises(MissingCredentialsError) as raised:
+        run_turn(agent, way)
+
+    error = raised.value
+    assert isinstance(error, AuthenticationError) and isinstance(error, ConfigurationError)
+    assert "OPENAI_API_KEY" in str(error)
+    assert error.missing_variables == ("OPENAI_API_KEY",)
+    assert error.retried == 0
+    assert error.hint
+    assert server.request_count == 0
+    assert agent.chat_history == before
+
+
+def test_either_of_two_variables_is_named(server: LocalLLMServer) -> None:
+    agent = primed(server, "gemini/gemini-1.5-flash")
+
+    with pytest.raises(MissingCredentialsError) as raised:
+        agent.chat("hello")
+
+    assert set(raised.value.missing_variables) == {"GEMINI_API_KEY", "GOOGLE_API_KEY"}
+    assert "GEMINI_API_KEY" in str(raised.value)
+
+
+def test_setting_the_variable_fixes_the_next_call(
+    server: LocalLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = primed(server, "anthropic/claude-3-5-haiku-latest")
+    with pytest.raises(MissingCredentialsError, match="ANTHROPIC_API_KEY"):
+        agent.chat("hello")
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+
+    # past the check, the suite's network guard is what stops the call now
+    with pytest.raises(ModelRequestBlockedError):
+        agent.chat("hello")
+
+
+@pytest.mark.parametrize(
+    "llm",
+    [
+        {"model": "gpt-4o-mini", "api_key": "sk-test"},
+        {"model": "gpt-4o-mini", "api_base": REMOTE},
+        {"model": "bedrock/anthropic.claude-v2"},
+    ],
+    ids=["api_key", "api_base", "other-auth"],
+)
+def test_a_key_an_endpoint_or_other_auth_passes_the_check(
+    server: LocalLLMServer, llm: dict[str, Any]
+) -> None:
+    agent = primed(server, llm)
+
+    with pytest.raises(ModelRequestBlockedError):
+        agent.chat("hello")
+
+
+# -- unknown models --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_model_litellm_cannot_route_is_refused_at_once(server: LocalLLMServer, way: str) -> None:
+    agent = primed(server, {**server.llm_config(), "model": "gpt-9-turbo"})
+    before = agent.chat_history
+
+    with pytest.raises(UnknownModelError) as raised:
+        run_turn(agent, way)
+
+    error = raised.value
+    assert isinstance(error, ModelNotFoundError) and isinstance(error, ConfigurationError)
+    assert "openai/gpt-4-turbo" in error.suggestions
+    assert "provider/model" in str(error) and "praisonlike models info" in str(error)
+    assert error.hint
+    assert server.request_count == 0
+    assert agent.chat_history == before
+
+
+@pytest.mark.parametrize(
+    ("model", "says", "suggested"),
+    [
+        ("nosuchprovider/foo", "no provider 'nosuchprovider'", None),
+        ("opnai/gpt-4o-mini", "no provider 'opnai'", "openai/gpt-4o-mini"),
+    ],
+)
+def test_an_unknown_provider_is_refused_with_a_suggestion(
+    server: LocalLLMServer, model: str, says: str, suggested: str | None
+) -> None:
+    agent = Agent(instructions="You answer.", llm={**server.llm_config(), "model": model})
+
+    with pytest.raises(UnknownModelError) as raised:
+        agent.chat("hello")
+
+    assert says in str(raised.value)
+    if suggested is not None:
+        assert suggested in raised.value.suggestions
+    assert server.request_count == 0
+
+
+def test_any_name_on_a_known_provider_is_sent(server: LocalLLMServer) -> None:
+    """Rule: a routable model missing from LiteLLM's map is the provider's to judge."""
+    server.add(Text("served"))
+    agent = Agent(instructions="You answer.", llm=server.llm_config("gpt-9-turbo"))
+
+    assert agent.chat("hello") == "served"
+    assert [r.model for r in server.requests] == ["gpt-9-turbo"]
+
+
+# -- fallbacks ---------------------------------------------------------------------------
+
+
+def test_an_unusable_fallback_is_skipped_for_the_next(server: LocalLLMServer) -> None:
+    agent = Agent(
+        instructions="You answer.",
+        llm=server.llm_config(),
+        fallback_models=["gpt-9-turbo", "openai/other-model"],
+        execution=ExecutionConfig(max_retries=0),
+    )
+    server.extend([Fault.unavailable(), Text("from the second fallback")])
+
+    assert agent.chat("hello") == "from the second fallback"
+
+    assert [r.model for r in server.requests] == ["test-model", "other-model"]
+    assert agent.last_result is not None
+    assert agent.last_result.fallbacks == ["gpt-9-turbo", "openai/other-model"]
+
+
+def test_an_unusable_last_fallback_raises_its_own_error(server: LocalLLMServer) -> None:
+    agent = Agent(
+        instructions="You answer.",
+        llm=server.llm_config(),
+        fallback_models=["gpt-9-turbo"],
+        execution=ExecutionConfig(max_retries=0),
+    )
+    server.add(Fault.unavailable())
+
+    with pytest.raises(UnknownModelError) as raised:
+        agent.chat("hello")
+
+    assert raised.value.model == "gpt-9-turbo"
+    assert server.request_count == 1
+
+
+# -- a missing key reported by the provider ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Missing credentials. Please pass an `api_key`, or set the `OPENAI_API_KEY` "
+        "environment variable.",
+        "No API key provided.",
+    ],
+)
+def test_a_missing_key_reported_by_the_server_is_not_retried(
+    server: LocalLLMServer, message: str
+) -> None:
+    agent = Agent(
+        instructions="You answer.",
+        llm=server.llm_config(),
+        execution=ExecutionConfig(max_retries=3, retry_base=0.01),
+    )
+    server.extend([Fault(500, message), Text("never sent")])
+
+    with pytest.raises(AuthenticationError) as raised:
+        agent.chat("hello")
+
+    assert not isinstance(raised.value, ServiceUnavailableError)
+    assert raised.value.retried == 0
+    assert server.request_count == 1
