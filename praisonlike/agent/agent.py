@@ -13,6 +13,22 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from praisonlike.agent.arguments import (
+    argument,
+    check_counts,
+    check_flags,
+    check_instance,
+    check_iterable,
+    check_prices,
+    check_reflection,
+    check_texts,
+    check_tracing,
+    model_entries,
+    model_setting,
+    named_model,
+    observer_list,
+    path_list,
+)
 from praisonlike.agent.chat import ChatMixin
 from praisonlike.agent.context import ContextMixin
 from praisonlike.agent.guardrails import GuardrailConfig, GuardrailMixin
@@ -30,6 +46,7 @@ from praisonlike.agent.structured_output import StructuredOutputMixin
 from praisonlike.agent.tool_execution import ToolExecutionMixin
 from praisonlike.agent.turn import TurnMixin
 from praisonlike.context.config import ContextConfig
+from praisonlike.errors import ConfigurationError, ConfigurationTypeError
 from praisonlike.hooks import HookRunner
 from praisonlike.llm import backend
 from praisonlike.llm.config import ExecutionConfig, LLMConfig
@@ -48,7 +65,9 @@ def _context_config(value: bool | ContextConfig | None) -> ContextConfig | None:
         return None
     if isinstance(value, ContextConfig):
         return value
-    raise TypeError("context must be True, False or a ContextConfig")
+    raise ConfigurationTypeError(
+        f"Agent(context=...): must be True, False or a ContextConfig, not {type(value).__name__}"
+    )
 
 
 class Agent(
@@ -74,7 +93,13 @@ class Agent(
     At least one of ``role``, ``goal``, ``backstory`` or ``instructions`` is
     required. ``llm`` (alias ``model``) is a LiteLLM model string, a dict or an
     :class:`LLMConfig`; without it the default model is chosen from the
-    environment at the first turn.
+    environment at the first turn. ``fallback_models`` and ``reflect_llm``
+    take the same forms (see :func:`praisonlike.llm.config.model_entry`).
+
+    Raises:
+        ConfigurationError: an argument is invalid; the message names it
+            (``Agent(max_iterations=...): ...``). A value of the wrong kind
+            raises its subclass ``ConfigurationTypeError``, also a ``TypeError``.
     """
 
     def __init__(
@@ -90,14 +115,14 @@ class Agent(
         verbose: bool = False,
         *,
         model: str | Mapping[str, Any] | LLMConfig | None = None,
-        fallback_models: Sequence[str] | None = None,
+        fallback_models: Sequence[str | Mapping[str, Any] | LLMConfig] | None = None,
         execution: ExecutionConfig | None = None,
         context: bool | ContextConfig = True,
         model_prices: Mapping[str, Mapping[str, float]] | None = None,
         usage_tracker: UsageTracker | None = None,
         deps: Any = None,
         approval: Approver | None = None,
-        rules: Sequence[str | Path] | None = None,
+        rules: str | Path | Sequence[str | Path] | None = None,
         use_system_prompt: bool = True,
         output_retries: int = 2,
         session_id: str | None = None,
@@ -110,24 +135,40 @@ class Agent(
         self_reflect: bool = False,
         min_reflect: int = 1,
         max_reflect: int = 3,
-        reflect_llm: str | None = None,
+        reflect_llm: str | Mapping[str, Any] | LLMConfig | None = None,
     ) -> None:
         if llm is not None and model is not None:
-            raise TypeError("pass llm= or its alias model=, not both")
-        if not any(x and str(x).strip() for x in (role, goal, backstory, instructions)):
-            raise ValueError("an Agent needs at least one of role, goal, backstory or instructions")
-        if not isinstance(max_iterations, int) or max_iterations < 1:
-            raise ValueError("max_iterations must be a positive int")
-        if output_retries < 0:
-            raise ValueError("output_retries must be >= 0")
-        chosen = llm if llm is not None else model
+            raise ConfigurationTypeError("Agent(model=...): pass llm= or its alias, not both")
+        check_texts(
+            name=name,
+            role=role,
+            goal=goal,
+            backstory=backstory,
+            instructions=instructions,
+            session_id=session_id,
+        )
+        if not any(x and x.strip() for x in (role, goal, backstory, instructions)):
+            raise ConfigurationError(
+                "an Agent needs at least one of role, goal, backstory or instructions"
+            )
+        check_counts(max_iterations=(max_iterations, 1), output_retries=(output_retries, 0))
+        check_reflection(min_reflect, max_reflect)
+        check_flags(verbose=verbose, use_system_prompt=use_system_prompt, self_reflect=self_reflect)
+        check_instance("execution", execution, ExecutionConfig, "an ExecutionConfig")
+        check_instance("usage_tracker", usage_tracker, UsageTracker, "a UsageTracker")
+        check_instance("guardrails", guardrails, GuardrailConfig, "a GuardrailConfig")
+        check_instance("hooks", hooks, Mapping, "a mapping of HookEvent to functions")
+        check_prices("model_prices", model_prices)
+        check_tracing("tracing", tracing)
+        check_iterable("tools", tools)
         self.name = name
         self.role = role
         self.goal = goal
         self.backstory = backstory
         self.instructions = instructions
-        self.llm_config = LLMConfig.coerce(chosen) if chosen is not None else None
-        self.fallback_models = tuple(fallback_models or ())
+        chosen = ("llm", llm) if llm is not None else ("model", model)
+        self.llm_config = model_setting(*chosen)
+        self.fallback_models = model_entries("fallback_models", fallback_models)
         self.max_iterations = max_iterations
         self.verbose = verbose
         self.execution = execution or ExecutionConfig()
@@ -135,29 +176,28 @@ class Agent(
         self.model_prices = model_prices
         self.usage_tracker = usage_tracker or UsageTracker()
         self.deps = deps
-        self.approval = normalise_approver(approval)
-        self.rules = tuple(rules or ())
+        with argument("approval"):
+            self.approval = normalise_approver(approval)
+        self.rules = path_list("rules", rules)
         self.use_system_prompt = use_system_prompt
         self.output_retries = output_retries
         self.session_id = session_id
-        self.memory_config = memory_config(memory, session_id)
-        self.skill_folders = skill_folders(skills)
+        with argument("memory"):
+            self.memory_config = memory_config(memory, session_id)
+        with argument("skills"):
+            self.skill_folders = skill_folders(skills)
         self.tracing = tracing
-        self.on_event = (on_event,) if callable(on_event) else tuple(on_event or ())
-        if not 0 <= min_reflect <= max_reflect or max_reflect < 1:
-            raise ValueError(
-                "reflection needs 0 <= min_reflect <= max_reflect and max_reflect >= 1"
-            )
-        if guardrails is not None and not isinstance(guardrails, GuardrailConfig):
-            raise TypeError("guardrails must be a GuardrailConfig")
+        self.on_event = observer_list("on_event", on_event)
         self.guardrails = guardrails
         self.self_reflect = self_reflect
         self.min_reflect = min_reflect
         self.max_reflect = max_reflect
-        self.reflect_llm = reflect_llm
+        self.reflect_llm = named_model("reflect_llm", reflect_llm)
         self._hook_runner = HookRunner()
-        self._hook_runner.add_mapping(hooks or {})
-        self._tool_registry = ToolRegistry(tools or ())
+        with argument("hooks"):
+            self._hook_runner.add_mapping(hooks or {})
+        with argument("tools"):
+            self._tool_registry = ToolRegistry(tools or ())
         self._history: list[dict[str, Any]] = []
         self._last_result = None
         self._resolved_llm: LLMConfig | None = None

@@ -1,20 +1,42 @@
-"""Turning the agent's ``llm`` setting into the concrete model a call goes to.
+"""Turning the agent's model settings into the concrete models calls go to.
 
 ``None`` picks the default model (see :mod:`praisonlike.agent.default_model`);
 ``"local"`` and ``"local/..."`` start the bundled llama.cpp server on first use
-and point the call at it.
+and point the call at it. A model named next to the agent's (a fallback,
+``reflect_llm``) as a string borrows the agent's endpoint, key and other
+settings only when LiteLLM resolves both to the same provider, so a secret
+only ever goes to its own provider.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+from collections.abc import Sequence
 
 from praisonlike.agent.default_model import default_model
 from praisonlike.llm.config import LLMConfig, Secret
 
+LOCAL_PROVIDER = "local"
+
 
 def is_local_model(model: str) -> bool:
     return model == "local" or model.startswith("local/")
+
+
+@functools.lru_cache(maxsize=256)
+def provider_of(model: str) -> str | None:
+    """The provider LiteLLM routes ``model`` to (``"openai"`` for ``"gpt-4o-mini"``),
+    ``"local"`` for the bundled model, ``None`` when LiteLLM cannot tell."""
+    if is_local_model(model):
+        return LOCAL_PROVIDER
+    from praisonlike.llm.backend import load_litellm
+
+    try:
+        _, provider, _, _ = load_litellm().get_llm_provider(model=model)
+    except Exception:
+        return None
+    return str(provider) if provider else None
 
 
 def resolve_llm(config: LLMConfig | None) -> LLMConfig:
@@ -33,3 +55,48 @@ def resolve_llm(config: LLMConfig | None) -> LLMConfig:
         api_key=config.api_key or Secret("local"),
         temperature=0.0 if config.temperature is None else config.temperature,
     )
+
+
+def named_llm(configured: LLMConfig | None, entry: str | LLMConfig) -> LLMConfig:
+    """The configuration a model named next to ``configured`` (the agent's own
+    ``llm``, ``None`` when it comes from the environment) is called with, resolved.
+
+    An :class:`LLMConfig` is used as it is. A string on the provider of
+    ``configured`` takes all its settings (endpoint, key, ``extra``, ...) but
+    its fallbacks; a string on another provider takes only ``temperature``,
+    ``max_tokens`` and ``timeout``, and LiteLLM finds its endpoint and key in
+    that provider's environment variables, as for a primary model.
+    """
+    if isinstance(entry, LLMConfig):
+        return resolve_llm(entry)
+    if configured is None:
+        return resolve_llm(LLMConfig(model=entry))
+    provider = provider_of(entry)
+    if provider is not None and provider == provider_of(configured.model):
+        return resolve_llm(dataclasses.replace(configured, model=entry, fallback_models=()))
+    return resolve_llm(
+        LLMConfig(
+            model=entry,
+            temperature=configured.temperature,
+            max_tokens=configured.max_tokens,
+            timeout=configured.timeout,
+        )
+    )
+
+
+def fallback_entries(
+    configured: LLMConfig | None, agent_fallbacks: Sequence[str | LLMConfig]
+) -> list[str | LLMConfig]:
+    """``LLMConfig.fallback_models`` then ``Agent(fallback_models=...)``, repeats dropped."""
+    entries: list[str | LLMConfig] = []
+    for entry in (*(configured.fallback_models if configured else ()), *agent_fallbacks):
+        if entry not in entries:
+            entries.append(entry)
+    return entries
+
+
+def fallback_llms(
+    configured: LLMConfig | None, agent_fallbacks: Sequence[str | LLMConfig]
+) -> list[LLMConfig]:
+    """The fallback models of a turn, in order, each as :func:`named_llm` resolves it."""
+    return [named_llm(configured, e) for e in fallback_entries(configured, agent_fallbacks)]

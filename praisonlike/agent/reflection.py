@@ -1,23 +1,29 @@
 """ReflectionMixin: the model rates its own answer and improves it.
 
-With ``self_reflect=True`` each answer is rated by the model (or ``reflect_llm``)
-as JSON ``{"reflection": ..., "satisfactory": true|false}``. An unsatisfactory
+With ``self_reflect=True`` each answer is rated by the model (or ``reflect_llm``,
+a model string or a full configuration, called as a fallback would be: see
+:func:`praisonlike.agent.model_resolution.named_llm`) as JSON
+``{"reflection": ..., "satisfactory": true|false}``. An unsatisfactory
 answer is regenerated with the reflection as feedback, until it is
 satisfactory and at least ``min_reflect`` rounds ran, or ``max_reflect`` rounds
 ran. Every reflection call counts in usage and cost and emits a ``reflection``
 event.
 
-Uses from ``self``: ``self_reflect``, ``min_reflect``, ``max_reflect``, ``reflect_llm``.
+Uses from ``self``: ``self_reflect``, ``min_reflect``, ``max_reflect``, ``reflect_llm``,
+``llm_config``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from praisonlike.agent.structured_output import extract_json_text
 from praisonlike.llm.answer_checks import Accept, AnswerCheck, Ask, Revise
+
+if TYPE_CHECKING:
+    from praisonlike.llm.config import LLMConfig
 
 REFLECT_INSTRUCTIONS = (
     "Rate the assistant's answer to the user's request. Reply with only a JSON object "
@@ -40,7 +46,8 @@ class ReflectionMixin:
     self_reflect: bool
     min_reflect: int
     max_reflect: int
-    reflect_llm: str | None
+    reflect_llm: str | LLMConfig | None
+    llm_config: LLMConfig | None
 
     def _reflection_check(self, prompt: str, run_id: str) -> AnswerCheck | None:
         if not self.self_reflect:
@@ -49,6 +56,15 @@ class ReflectionMixin:
 
         rounds = [0]
         minimum, maximum = self.min_reflect, self.max_reflect
+        judge: list[LLMConfig | None] = []
+
+        def judge_llm() -> LLMConfig | None:
+            if not judge:
+                from praisonlike.agent.model_resolution import named_llm
+
+                named = self.reflect_llm
+                judge.append(None if named is None else named_llm(self.llm_config, named))
+            return judge[0]
 
         def check(answer: str, ask: Ask) -> Generator[Any, Any, Accept | Revise]:
             if rounds[0] >= maximum:
@@ -60,7 +76,7 @@ class ReflectionMixin:
                     {"role": "user", "content": f"Request:\n{prompt}\n\nAnswer:\n{answer}"},
                 ],
                 "reflection",
-                self.reflect_llm,
+                judge_llm(),
             )
             reflection, satisfactory = parse_reflection(reply.content)
             yield ReflectionEvent(

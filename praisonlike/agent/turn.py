@@ -11,7 +11,6 @@ Uses from ``self``: ``name``, ``max_iterations``, ``execution``, ``usage_tracker
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
@@ -100,7 +99,7 @@ class TurnMixin:
     usage_tracker: UsageTracker
     model_prices: Mapping[str, Mapping[str, float]] | None
     llm_config: LLMConfig | None
-    fallback_models: tuple[str, ...]
+    fallback_models: tuple[str | LLMConfig, ...]
     _history: list[dict[str, Any]]
     _last_result: RunResult | None
     _active_cancels: set[CancelToken]
@@ -175,19 +174,9 @@ class TurnMixin:
         return self._resolved_llm
 
     def _turn_models(self) -> list[LLMConfig]:
-        primary = self._primary_llm()
-        from praisonlike.agent.model_resolution import resolve_llm
+        from praisonlike.agent.model_resolution import fallback_llms
 
-        names = list(primary.fallback_models) + [
-            m for m in self.fallback_models if m not in primary.fallback_models
-        ]
-        return [
-            primary,
-            *(
-                resolve_llm(dataclasses.replace(primary, model=m, fallback_models=()))
-                for m in names
-            ),
-        ]
+        return [self._primary_llm(), *fallback_llms(self.llm_config, self.fallback_models)]
 
     def features(self) -> ModelFeatures:
         """What the agent's model can do (tool calls, vision, ...), per LiteLLM's map."""

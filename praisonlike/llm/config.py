@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from praisonlike.config_checks import is_int, is_number
-from praisonlike.errors import ConfigurationError
+from praisonlike.errors import ConfigurationError, ConfigurationTypeError
 
 BudgetAction = Literal["stop", "warn"] | Callable[[float, float], bool]
 
@@ -65,6 +65,10 @@ class LLMConfig:
     (``top_p``, ``seed``, provider-specific keys). The API key is a
     :class:`Secret` (a plain ``str`` is wrapped): it never appears in
     ``repr``, events, logs or stored steps.
+
+    ``fallback_models`` entries are model strings or full configurations (a
+    dict is made an ``LLMConfig``); :func:`model_entry` says what each form
+    inherits from this configuration.
     """
 
     model: str
@@ -73,7 +77,7 @@ class LLMConfig:
     temperature: float | None = None
     max_tokens: int | None = None
     timeout: float | None = None
-    fallback_models: tuple[str, ...] = ()
+    fallback_models: tuple[str | LLMConfig, ...] = ()
     features: Mapping[str, Any] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -82,11 +86,23 @@ class LLMConfig:
         set_field(self, "api_key", _as_secret(self.api_key))
         if isinstance(self.model, str):
             set_field(self, "model", self.model.strip())
+        problems: list[str] = []
         if isinstance(self.fallback_models, Sequence) and not isinstance(self.fallback_models, str):
-            set_field(self, "fallback_models", tuple(self.fallback_models))
+            entries = []
+            for index, entry in enumerate(self.fallback_models):
+                try:
+                    entries.append(model_entry(entry, f"fallback_models[{index}]"))
+                except ConfigurationError as exc:
+                    problems.append(str(exc))
+            set_field(self, "fallback_models", tuple(entries))
+        else:
+            problems.append(
+                "fallback_models must be a sequence of model strings, dicts or LLMConfigs, "
+                f"got {self.fallback_models!r}"
+            )
         if isinstance(self.extra, Mapping):
             set_field(self, "extra", dict(self.extra))
-        problems = _llm_problems(self)
+        problems[:0] = _llm_problems(self)
         if problems:
             raise ConfigurationError("invalid LLMConfig: " + "; ".join(problems))
 
@@ -106,7 +122,9 @@ class LLMConfig:
             if extra:
                 settings["extra"] = {**dict(settings.get("extra") or {}), **extra}
             return cls(**settings)
-        raise TypeError(f"llm must be a model string, a dict or an LLMConfig, not {type(value)!r}")
+        raise ConfigurationTypeError(
+            f"llm must be a model string, a dict or an LLMConfig, not {type(value).__name__}"
+        )
 
     def call_params(self) -> dict[str, Any]:
         """The keyword arguments for a LiteLLM call, secrets unwrapped."""
@@ -134,16 +152,40 @@ def _llm_problems(config: LLMConfig) -> list[str]:
         problems.append(f"max_tokens must be a positive int or None, got {config.max_tokens!r}")
     if config.timeout is not None and not (is_number(config.timeout) and config.timeout > 0):
         problems.append(f"timeout must be a number > 0 or None, got {config.timeout!r}")
-    fallbacks = config.fallback_models
-    if not isinstance(fallbacks, tuple) or not all(
-        isinstance(m, str) and m.strip() for m in fallbacks
-    ):
-        problems.append(f"fallback_models must be a sequence of model strings, got {fallbacks!r}")
     if config.features is not None and not isinstance(config.features, Mapping):
         problems.append(f"features must be a mapping or None, got {config.features!r}")
     if not isinstance(config.extra, Mapping):
         problems.append(f"extra must be a mapping, got {config.extra!r}")
     return problems
+
+
+def model_entry(value: object, parameter: str) -> str | LLMConfig:
+    """Normalise a value naming another model (a fallback, ``reflect_llm``).
+
+    A string stays a (stripped) model string: it is called with the settings
+    of the configuration it is named next to when LiteLLM resolves both to
+    the same provider, and with its own provider's configuration (environment
+    variables) otherwise. A dict or an :class:`LLMConfig` is a full
+    configuration of its own and inherits nothing. Raises
+    :class:`ConfigurationError` naming ``parameter`` (a
+    :class:`ConfigurationTypeError` for a value of the wrong kind).
+    """
+    if isinstance(value, str):
+        if not value.strip():
+            raise ConfigurationError(f"{parameter} must be a non-empty LiteLLM model string")
+        return value.strip()
+    if not isinstance(value, LLMConfig | Mapping):
+        raise ConfigurationTypeError(
+            f"{parameter} must be a model string, a dict or an LLMConfig, "
+            f"not {type(value).__name__}"
+        )
+    try:
+        config = LLMConfig.coerce(value)
+    except ConfigurationError as exc:
+        raise type(exc)(f"{parameter}: {exc}") from exc
+    if config.fallback_models:
+        raise ConfigurationError(f"{parameter} cannot have fallback_models of its own")
+    return config
 
 
 @dataclass(frozen=True)

@@ -121,18 +121,20 @@ class ModelRounds:
         tools_enabled: bool = True,
         request: list[dict[str, Any]] | None = None,
         purpose: str = "answer",
-        model: str | None = None,
+        model: str | LLMConfig | None = None,
     ) -> Generator[Any, Any, ModelReply]:
         """Call the model until it answers. ``request`` (a side call such as a
         judge) is sent as given, without steering, tools or compaction, to
-        ``model`` if given."""
+        ``model`` if given (a configuration, or a model name on this model's settings)."""
         spec = self.spec
         state = recovery.RecoveryState(model_index=self._model_index)
         emergency = False
         native = spec.tools if spec.tool_mode is ToolMode.NATIVE and request is None else []
         while True:
             self._check_stop()
-            llm = self._llm if model is None else dataclasses.replace(self._llm, model=model)
+            llm = model if isinstance(model, LLMConfig) else self._llm
+            if isinstance(model, str):
+                llm = dataclasses.replace(llm, model=model)
             if request is None:
                 yield from self._steer()
                 self._check_stop()
@@ -187,6 +189,14 @@ class ModelRounds:
             if isinstance(outcome, ModelReply):
                 yield from self._answered(outcome, iteration, purpose)
                 return outcome
+            if outcome.cut_short is not None:
+                spec.accounting.record_cut_short(
+                    llm.model,
+                    outcome.cut_short,
+                    messages=send,
+                    tools=native,
+                    count=spec.context.count,
+                )
             emergency = (yield from self._recover(outcome, state, iteration)) or emergency
 
     def _context_view(

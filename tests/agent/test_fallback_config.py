@@ -1,0 +1,156 @@
+"""Fallback models and reflect_llm as full model configurations; secrets stay with their provider.
+
+A string fallback is called with the primary's endpoint and key only when
+LiteLLM resolves it to the primary's provider; otherwise it is configured like
+a primary of its own provider (environment variables), which the network guard
+shows: such a call is refused for "the provider's default endpoint", never sent
+to the primary's server. A dict or an ``LLMConfig`` carries its own endpoint
+and key and inherits nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from praisonlike import Agent, ExecutionConfig, LLMConfig
+from praisonlike.errors import ModelRequestBlockedError
+from praisonlike.events import FallbackEvent
+from praisonlike.testing import Fault, LocalLLMServer, Text
+
+CANARY = "sk-openai-canary"
+ANTHROPIC = "anthropic/claude-3-5-haiku-latest"
+SATISFIED = '{"reflection": "complete and correct", "satisfactory": true}'
+
+
+@pytest.fixture
+def backup() -> Iterator[LocalLLMServer]:
+    with LocalLLMServer() as running:
+        yield running
+
+
+@pytest.fixture(autouse=True)
+def anthropic_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Anthropic's own key, so the only thing stopping its calls is the network guard."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-its-own")
+
+
+def primary(server: LocalLLMServer) -> dict[str, Any]:
+    return {"model": "openai/test-model", "api_base": server.url, "api_key": CANARY}
+
+
+def agent_on(server: LocalLLMServer, **kwargs: Any) -> Agent:
+    return Agent(
+        instructions="Answer briefly.",
+        llm=primary(server),
+        execution=ExecutionConfig(max_retries=0, retry_base=0.01),
+        **kwargs,
+    )
+
+
+def bearer(server: LocalLLMServer) -> list[str | None]:
+    return [r.headers.get("authorization") for r in server.requests]
+
+
+def test_a_fallback_on_another_provider_gets_neither_the_primary_key_nor_its_endpoint(
+    server: LocalLLMServer,
+) -> None:
+    server.add(Fault.unavailable())
+    agent = agent_on(server, fallback_models=[ANTHROPIC])
+
+    events: list[Any] = []
+    with pytest.raises(ModelRequestBlockedError) as raised:
+        for event in agent.stream_events("hello"):
+            events.append(event)
+
+    message = str(raised.value)
+    assert ANTHROPIC in message and "the provider's default endpoint" in message
+    assert server.url not in message
+    assert [(e.from_model, e.to_model) for e in events if isinstance(e, FallbackEvent)] == [
+        ("openai/test-model", ANTHROPIC)
+    ]
+    assert server.request_count == 1  # the primary's own call, nothing for Anthropic
+    assert agent.chat_history == []
+
+
+def test_same_provider_strings_inherit_and_dict_entries_bring_their_own_endpoint_and_key(
+    server: LocalLLMServer, backup: LocalLLMServer
+) -> None:
+    server.extend([Fault.unavailable(), Fault.unavailable()])
+    backup.add(Text("from the backup"))
+    own = {"model": "openai/backup-model", "api_base": backup.url, "api_key": "sk-backup"}
+    agent = agent_on(server, fallback_models=["gpt-4o-mini", own])
+
+    assert agent.chat("hello") == "from the backup"
+
+    # "gpt-4o-mini" is OpenAI to LiteLLM, as the primary: same endpoint and key.
+    assert [r.model for r in server.requests] == ["test-model", "gpt-4o-mini"]
+    assert bearer(server) == [f"Bearer {CANARY}"] * 2
+    assert [r.model for r in backup.requests] == ["backup-model"]
+    assert bearer(backup) == ["Bearer sk-backup"]
+    result = agent.last_result
+    assert result is not None
+    assert (result.model, result.fallbacks) == (
+        "openai/backup-model",
+        ["gpt-4o-mini", "openai/backup-model"],
+    )
+
+
+def test_llmconfig_fallbacks_come_first_and_a_repeat_is_tried_once(
+    server: LocalLLMServer, backup: LocalLLMServer
+) -> None:
+    server.add(Fault.unavailable())
+    backup.extend([Fault.unavailable(), Text("second backup answer")])
+    first = LLMConfig(model="openai/first", api_base=backup.url, api_key="sk-first")
+    second = {"model": "openai/second", "api_base": backup.url, "api_key": "sk-second"}
+    llm = LLMConfig.coerce({**primary(server), "fallback_models": [first]})
+    agent = Agent(
+        instructions="Answer briefly.",
+        llm=llm,
+        fallback_models=[first, second],
+        execution=ExecutionConfig(max_retries=0),
+    )
+
+    assert agent.chat("hello") == "second backup answer"
+    assert [r.model for r in backup.requests] == ["first", "second"]
+    assert bearer(backup) == ["Bearer sk-first", "Bearer sk-second"]
+
+
+def test_reflect_llm_as_a_config_goes_to_its_own_endpoint_with_its_own_key(
+    server: LocalLLMServer, backup: LocalLLMServer
+) -> None:
+    server.add(Text("Paris."))
+    backup.add(Text(SATISFIED))
+    judge = {"model": "openai/judge", "api_base": backup.url, "api_key": "sk-judge"}
+    agent = agent_on(server, self_reflect=True, reflect_llm=judge)
+
+    assert agent.chat("Capital of France?") == "Paris."
+    assert bearer(server) == [f"Bearer {CANARY}"]
+    assert [r.model for r in backup.requests] == ["judge"]
+    assert bearer(backup) == ["Bearer sk-judge"]
+
+
+def test_reflect_llm_on_another_provider_never_reaches_the_primary_server(
+    server: LocalLLMServer,
+) -> None:
+    server.add(Text("Paris."))
+    agent = agent_on(server, self_reflect=True, reflect_llm=ANTHROPIC)
+
+    with pytest.raises(ModelRequestBlockedError, match="the provider's default endpoint"):
+        agent.chat("Capital of France?")
+    assert server.request_count == 1
+    assert agent.chat_history == []
+
+
+def test_reflect_llm_string_on_the_primary_provider_uses_the_primary_endpoint(
+    server: LocalLLMServer,
+) -> None:
+    server.extend([Text("Paris."), Text(SATISFIED)])
+    agent = agent_on(server, self_reflect=True, reflect_llm=" openai/judge ")
+
+    assert agent.chat("Capital of France?") == "Paris."
+    assert [r.model for r in server.requests] == ["test-model", "judge"]
+    assert bearer(server) == [f"Bearer {CANARY}"] * 2
+    assert agent.reflect_llm == "openai/judge"
