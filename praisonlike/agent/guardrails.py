@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +40,7 @@ class GuardrailResult:
     fixed_output: str | None = None
 
 
-OutputGuardrail = Callable[[Any], GuardrailResult] | str
+OutputGuardrail = Callable[[Any], GuardrailResult | Awaitable[GuardrailResult]] | str
 
 
 @dataclass(frozen=True)
@@ -90,14 +90,11 @@ def output_guardrail_check(config: GuardrailConfig) -> AnswerCheck | None:
             return _judge_verdict(reply.content)
         result: Any = rule(answer)
         if inspect.isawaitable(result):
-            from praisonlike.tools.async_bridge import submit_coroutine
+            from praisonlike.llm.user_code import AwaitUserCode
 
-            pending = result
-
-            async def wait() -> Any:
-                return await pending
-
-            result = submit_coroutine(wait()).result()
+            pending = AwaitUserCode(result)
+            yield pending
+            result = pending.result()
         if not isinstance(result, GuardrailResult):
             raise GuardrailError(
                 f"the output guardrail returned {type(result).__name__}, not GuardrailResult"

@@ -4,7 +4,10 @@ Handed the turn (messages, tool schemas, models, limits) and an
 ``execute_tool`` runner, it owns the loop until the model answers with text,
 the iteration limit is reached, or the turn fails. Events come out of
 :meth:`Dispatcher.events` / :meth:`Dispatcher.aevents` as they happen; the
-outcome is on :attr:`Dispatcher.outcome` once they are exhausted.
+outcome is on :attr:`Dispatcher.outcome` once they are exhausted. An
+awaitable that user code returned mid-turn (:class:`AwaitUserCode`) is settled
+here before the loop goes on: awaited on the caller's loop by :meth:`aevents`,
+run on the bridge loop by :meth:`events`; it is never an event.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from praisonlike.llm.drivers import HookSeam as DriverHooks
 from praisonlike.llm.drivers import SyncDriver, ToolRunner, iterate_sync
 from praisonlike.llm.tool_loop import ToolLoop
 from praisonlike.llm.turn_spec import TurnOutcome, TurnSpec
+from praisonlike.llm.user_code import AwaitUserCode
 
 
 class Dispatcher:
@@ -41,9 +45,13 @@ class Dispatcher:
             deadline=self.spec.deadline,
             interruptible=self.spec.execution.interruptible_calls,
         )
-        return iterate_sync(driver.drive(ToolLoop(self.spec).steps()), self._finish)
+        for item in iterate_sync(driver.drive(ToolLoop(self.spec).steps()), self._finish):
+            if isinstance(item, AwaitUserCode):
+                item.settle_blocking()
+            else:
+                yield item
 
-    def aevents(self) -> AsyncIterator[Any]:
+    async def aevents(self) -> AsyncIterator[Any]:
         """Run the turn with asyncio, yielding its events."""
         driver = AsyncDriver(
             self.spec.run_id,
@@ -52,7 +60,11 @@ class Dispatcher:
             cancel=self.spec.cancel,
             deadline=self.spec.deadline,
         )
-        return driver.drive(ToolLoop(self.spec).steps(), self._finish)
+        async for item in driver.drive(ToolLoop(self.spec).steps(), self._finish):
+            if isinstance(item, AwaitUserCode):
+                await item.settle()
+            else:
+                yield item
 
     def run(self) -> TurnOutcome:
         for _ in self.events():
