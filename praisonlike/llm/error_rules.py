@@ -276,7 +276,7 @@ OVERRIDES: tuple[tuple[ErrorKind, re.Pattern[str]], ...] = (
             r"\bno (?:api[ _-]?)?key (?:is |was )?(?:set|provided|found|given)",
             r"\bno api[ _-]?key\b",
             r"api[ _-]?key client option must be set",
-            r"api[ _-]?key (?:is |was )?(?:missing|required|not (?:set|found|provided))",
+            r"api[ _-]?key (?:header )?(?:is |was )?(?:missing|required|not (?:set|found|given))",
             r"could not resolve authentication method",
             r"set the `?\w+_API_(?:KEY|TOKEN)`?(?: or `?\w+`?)* environment variable",
         ),

@@ -22,6 +22,7 @@ from praisonlike.llm.errors import (
     classify_llm_error,
     to_llm_error,
 )
+from praisonlike.llm.network_guard import endpoint_label
 from praisonlike.llm.redaction import redact_secrets
 
 K = ErrorKind
@@ -379,6 +380,73 @@ def test_message_patterns(message: str, kind: ErrorKind) -> None:
     assert classify_llm_error(RuntimeError(message)).kind is kind
 
 
+# -- a missing key or an unroutable model, whatever the wrapper ------------------------
+
+OPENAI_MISSING = (
+    "InternalServerError: OpenAIException - Missing credentials. Please pass an `api_key`, "
+    "`workload_identity`, `admin_api_key`, or set the `OPENAI_API_KEY` or `OPENAI_ADMIN_KEY` "
+    "environment variable."
+)
+NOT_ROUTABLE = (
+    "LLM Provider NOT provided. Pass in the LLM provider you are trying to call. "
+    "You passed model=gpt-9-turbo"
+)
+
+
+def missing_key_cases(litellm: ModuleType) -> list[BaseException]:
+    import openai
+
+    common = {"model": "m", "llm_provider": "openai"}
+    return [
+        litellm.InternalServerError(OPENAI_MISSING, **common),
+        litellm.APIConnectionError(
+            "Missing Gemini API key. Set the GEMINI_API_KEY or GOOGLE_API_KEY environment "
+            "variable.",
+            **common,
+        ),
+        litellm.AuthenticationError(
+            "Missing Anthropic API Key - A call is being made to anthropic but no key is set "
+            "either in the environment variables or via params.",
+            **common,
+        ),
+        litellm.ServiceUnavailableError("GroqException - No API key provided", **common),
+        openai.OpenAIError(
+            "The api_key client option must be set either by passing api_key to the client "
+            "or by setting the OPENAI_API_KEY environment variable"
+        ),
+        RuntimeError(
+            "Could not resolve authentication method. Expected either api_key or auth_token "
+            "to be set."
+        ),
+        RuntimeError("Mistral API key not set"),
+        StatusError("x-api-key header is required", 503),
+    ]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_every_missing_key_wording_is_authentication(litellm: ModuleType, case: int) -> None:
+    verdict = classify_llm_error(missing_key_cases(litellm)[case])
+    assert verdict.kind is K.AUTHENTICATION
+    assert not verdict.retryable
+
+
+def test_a_missing_key_wrapped_as_a_500_has_no_made_up_status(litellm: ModuleType) -> None:
+    exc = litellm.InternalServerError(OPENAI_MISSING, model="m", llm_provider="openai")
+    error = to_llm_error(exc, model="m")
+    assert isinstance(error, errors.AuthenticationError)
+    assert error.status_code is None
+
+
+@pytest.mark.parametrize(
+    "wrapper", ["BadRequestError", "APIConnectionError", "InternalServerError"]
+)
+def test_an_unroutable_model_is_model_not_found(litellm: ModuleType, wrapper: str) -> None:
+    exc = getattr(litellm, wrapper)(NOT_ROUTABLE, model="gpt-9-turbo", llm_provider="")
+    verdict = classify_llm_error(exc)
+    assert verdict.kind is K.MODEL_NOT_FOUND
+    assert not verdict.retryable
+
+
 def test_explicit_cause_is_classified_when_the_wrapper_says_nothing() -> None:
     try:
         try:
@@ -477,6 +545,70 @@ def test_to_llm_error_is_raised_from_the_original() -> None:
     with pytest.raises(errors.LLMTimeoutError) as caught:
         raise to_llm_error(original, model="m") from original
     assert caught.value.__cause__ is original
+
+
+def test_a_praisonlike_error_keeps_its_class_and_details() -> None:
+    original = errors.MissingCredentialsError(
+        "no API key", model="gpt-4o-mini", missing_variables=("OPENAI_API_KEY",), hint="set it"
+    )
+    error = to_llm_error(original, model="other", retried=2)
+    assert type(error) is errors.MissingCredentialsError
+    assert error is not original
+    assert (error.model, error.retried, error.hint) == ("gpt-4o-mini", 2, "set it")
+    assert error.missing_variables == ("OPENAI_API_KEY",)
+
+
+def connection_failure(litellm: ModuleType, url: str) -> BaseException:
+    """The chain LiteLLM raises when nothing listens at ``url``."""
+    try:
+        try:
+            try:
+                raise ConnectionRefusedError(111, "Connection refused")
+            except ConnectionRefusedError as refused:
+                raise httpx.ConnectError(
+                    "[Errno 111] Connection refused", request=httpx.Request("POST", url)
+                ) from refused
+        except httpx.ConnectError as transport:
+            raise litellm.InternalServerError(
+                "InternalServerError: OpenAIException - Connection error.",
+                model="openai/x",
+                llm_provider="openai",
+            ) from transport
+    except Exception as exc:
+        return exc
+    raise AssertionError("unreachable")
+
+
+def test_a_connection_error_names_the_endpoint_without_secrets(litellm: ModuleType) -> None:
+    url = "http://user:hunter2@127.0.0.1:9/v1/chat/completions?api-key=qsecret"
+    error = to_llm_error(connection_failure(litellm, url), model="openai/x", retried=3)
+    assert isinstance(error, errors.APIConnectionError)
+    assert error.endpoint == "http://127.0.0.1:9"
+    assert "could not reach http://127.0.0.1:9 (Connection refused)" in str(error)
+    for secret in ("hunter2", "user", "qsecret", "/v1"):
+        assert secret not in str(error) and secret not in repr(error)
+
+
+def test_litellms_placeholder_request_is_not_taken_for_the_endpoint(litellm: ModuleType) -> None:
+    exc = litellm.APIConnectionError("Connection error.", model="x", llm_provider="openai")
+    assert to_llm_error(exc, model="x").endpoint is None
+
+
+@pytest.mark.parametrize(
+    ("url", "label"),
+    [
+        ("https://api.openai.com/v1", "https://api.openai.com:443"),
+        ("http://u:p@[::1]:8080/v1?key=k", "http://[::1]:8080"),
+        ("not a url", None),
+    ],
+)
+def test_endpoint_label(url: str, label: str | None) -> None:
+    assert endpoint_label(url) == label
+
+
+def test_credentials_in_a_url_are_redacted_from_provider_messages() -> None:
+    verdict = classify_llm_error(RuntimeError("cannot reach http://bob:s3cret@host:1/v1"))
+    assert "s3cret" not in verdict.message and "bob" not in verdict.message
 
 
 # -- redaction ------------------------------------------------------------------------
