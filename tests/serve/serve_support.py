@@ -74,3 +74,47 @@ def stream_run(client: httpx.Client, body: dict[str, Any]) -> list[Message]:
         assert response.status_code == 200, response.read()
         assert response.headers["content-type"].startswith("text/event-stream")
         return list(sse_messages(response.iter_lines()))
+
+
+def wait_until(check: Any, what: str, limit: float = 20.0) -> Any:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Reader:
+    """Reads one run's stream on a thread, so the test can act while it runs."""
+
+    def __init__(self, running: Running, body: dict[str, Any], token: str | None = None) -> None:
+        self.messages: list[Message] = []
+        self.status: int | None = None
+        self._client = running.client(token)
+        self._body = body
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        with self._client.stream("POST", "/v1/runs", json=self._body) as response:
+            self.status = response.status_code
+            for message in sse_messages(response.iter_lines()):
+                self.messages.append(message)
+
+    def first(self, event: str) -> Message:
+        return wait_until(lambda: next((m for m in self.messages if m.event == event), None), event)
+
+    def finish(self) -> list[Message]:
+        self._thread.join(30)
+        assert not self._thread.is_alive(), "the stream did not end"
+        self._client.close()
+        return self.messages
+
+
+def turns(running: Running, session_id: str, token: str | None = None) -> list[dict[str, Any]]:
+    with running.client(token) as client:
+        response = client.get(f"/v1/sessions/{session_id}/messages")
+        assert response.status_code == 200, response.text
+        return list(response.json()["turns"])

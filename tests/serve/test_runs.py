@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -10,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 from pydantic import TypeAdapter
-from serve_support import Message, Running, serving, sse_messages, stream_run
+from serve_support import Reader, Running, serving, sse_messages, stream_run, turns, wait_until
 
 from praisonlike import Agent, ExecutionConfig
 from praisonlike.events import Event
@@ -51,50 +50,6 @@ def app(server: LocalLLMServer) -> Iterator[Running]:
 def authed(server: LocalLLMServer) -> Iterator[Running]:
     with serving(make_agent(server).to_asgi(tokens=TOKENS)) as running:
         yield running
-
-
-def wait_until(check: Any, what: str, limit: float = 20.0) -> Any:
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-class Reader:
-    """Reads one run's stream on a thread, so the test can act while it runs."""
-
-    def __init__(self, running: Running, body: dict[str, Any], token: str | None = None) -> None:
-        self.messages: list[Message] = []
-        self.status: int | None = None
-        self._client = running.client(token)
-        self._body = body
-        self._thread = threading.Thread(target=self._read, daemon=True)
-        self._thread.start()
-
-    def _read(self) -> None:
-        with self._client.stream("POST", "/v1/runs", json=self._body) as response:
-            self.status = response.status_code
-            for message in sse_messages(response.iter_lines()):
-                self.messages.append(message)
-
-    def first(self, event: str) -> Message:
-        return wait_until(lambda: next((m for m in self.messages if m.event == event), None), event)
-
-    def finish(self) -> list[Message]:
-        self._thread.join(30)
-        assert not self._thread.is_alive(), "the stream did not end"
-        self._client.close()
-        return self.messages
-
-
-def turns(running: Running, session_id: str, token: str | None = None) -> list[dict[str, Any]]:
-    with running.client(token) as client:
-        response = client.get(f"/v1/sessions/{session_id}/messages")
-        assert response.status_code == 200, response.text
-        return list(response.json()["turns"])
 
 
 def test_a_tool_turn_streams_every_event_with_ids_and_ends_with_end(
