@@ -15,7 +15,7 @@ import functools
 from collections.abc import Sequence
 
 from praisonlike.agent.default_model import default_model
-from praisonlike.llm.config import LLMConfig, Secret
+from praisonlike.llm.config import LLMConfig
 
 LOCAL_PROVIDER = "local"
 
@@ -45,16 +45,10 @@ def resolve_llm(config: LLMConfig | None) -> LLMConfig:
         config = LLMConfig(model=default_model())
     if not is_local_model(config.model):
         return config
-    from praisonlike.llm.local import local_endpoint
+    from praisonlike.llm.local.server import local_endpoint, with_local_defaults
 
     litellm_model, api_base = local_endpoint(config.model)
-    return dataclasses.replace(
-        config,
-        model=litellm_model,
-        api_base=api_base,
-        api_key=config.api_key or Secret("local"),
-        temperature=0.0 if config.temperature is None else config.temperature,
-    )
+    return with_local_defaults(config, litellm_model, api_base)
 
 
 def named_llm(configured: LLMConfig | None, entry: str | LLMConfig) -> LLMConfig:

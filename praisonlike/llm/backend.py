@@ -20,8 +20,11 @@ import os
 import sys
 import threading
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from types import ModuleType
+
+from praisonlike.progress import slow_step
 
 WARMUP_DELAY = 0.05
 """Seconds the warmup thread waits before importing, so it does not compete for
@@ -65,7 +68,8 @@ def load_litellm() -> ModuleType:
     global _module
     if _module is not None:
         return _module
-    with _lock:
+    waiting = threading.current_thread() is not _warmup_thread
+    with slow_step("Loading LiteLLM") if waiting else nullcontext(), _lock:
         if _module is None:
             prepare_environment()
             first_import = "litellm" not in sys.modules

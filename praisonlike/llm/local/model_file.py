@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from praisonlike.errors import ConfigurationError
+from praisonlike.progress import slow_step
 
 CACHE_ENV_VAR = "PRAISONLIKE_CACHE_DIR"
 DEFAULT_LOCAL_MODEL = "qwen2.5-coder-0.5b"
@@ -162,7 +163,8 @@ def ensure_model_file(
         else:
             target = folder / spec.cache_file_name
             if not target.exists():
-                _assemble(spec, sources, target)
+                with slow_step(f"Assembling the local model {spec.name} ({spec.size >> 20} MiB)"):
+                    _assemble(spec, sources, target)
         _verify_with_stamp(spec, target, folder)
         return target
 
@@ -276,7 +278,8 @@ def _verify_with_stamp(spec: LocalModelSpec, path: Path, folder: Path) -> None:
     except (OSError, ValueError):
         pass
     try:
-        verify_model_file(path, spec.size, spec.sha256)
+        with slow_step(f"Checking the local model file {path.name}"):
+            verify_model_file(path, spec.size, spec.sha256)
     except ModelFileError as exc:
         if len(spec.parts) == 1:
             advice = f"reinstall it with: {spec.install_hint}"

@@ -9,6 +9,7 @@ per request by the caller; the server only serves.
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import importlib.util
 import json
 import threading
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from praisonlike.errors import PraisonlikeError
+from praisonlike.llm.config import LLMConfig, Secret
 from praisonlike.llm.local.model_file import (
     DEFAULT_LOCAL_MODEL,
     INSTALL_HINT,
@@ -28,11 +30,20 @@ from praisonlike.llm.local.model_file import (
     get_spec,
     parts_installed,
 )
+from praisonlike.progress import slow_step
 
 LOCAL_PREFIX = "local"
 DEFAULT_THREADS = 2
 DEFAULT_CONTEXT = 4096
 DEFAULT_STARTUP_TIMEOUT = 120.0
+DEFAULT_MAX_TOKENS = 512
+"""Output-token cap of a local model call when ``LLMConfig.max_tokens`` is unset.
+
+Qwen2.5-Coder-0.5B answers an ordinary question in 20-150 tokens; without a cap
+llama.cpp decodes until the context is full (minutes on a CPU)."""
+DEFAULT_REQUEST_TIMEOUT = 120.0
+"""Seconds a local model call may take when neither ``LLMConfig.timeout`` nor
+``ExecutionConfig.timeout`` is set: 512 tokens on 2 busy CPU cores, with room."""
 _LOOPBACK = "127.0.0.1"
 _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -104,31 +115,34 @@ class LocalModelServer:
         with self._lock:
             if self._server is not None:
                 return
-            xllamacpp = _import_xllamacpp()
-            params = xllamacpp.CommonParams()
-            params.model.path = str(self.model_path)
-            params.model_alias = {self.alias}
-            params.hostnames = [_LOOPBACK]
-            params.port = 0
-            params.n_ctx = self.n_ctx
-            params.n_parallel = 1
-            params.cpuparams.n_threads = self.n_threads
-            params.cpuparams_batch.n_threads = self.n_threads
-            params.use_jinja = True
-            params.verbosity = 3 if self.verbose else 1
-            try:
-                server = xllamacpp.Server(params)
-            except Exception as exc:
-                raise LocalServerError(
-                    f"could not load local model {self.model_path}: {exc}"
-                ) from exc
-            address = str(server.listening_address).rstrip("/")
-            try:
-                _wait_ready(address, self.startup_timeout)
-            except LocalServerError:
-                del server
-                raise
+            with slow_step(f"Starting the local model server ({self.alias})"):
+                server, address = self._launch()
             self._server, self._address = server, address
+
+    def _launch(self) -> tuple[Any, str]:
+        xllamacpp = _import_xllamacpp()
+        params = xllamacpp.CommonParams()
+        params.model.path = str(self.model_path)
+        params.model_alias = {self.alias}
+        params.hostnames = [_LOOPBACK]
+        params.port = 0
+        params.n_ctx = self.n_ctx
+        params.n_parallel = 1
+        params.cpuparams.n_threads = self.n_threads
+        params.cpuparams_batch.n_threads = self.n_threads
+        params.use_jinja = True
+        params.verbosity = 3 if self.verbose else 1
+        try:
+            server = xllamacpp.Server(params)
+        except Exception as exc:
+            raise LocalServerError(f"could not load local model {self.model_path}: {exc}") from exc
+        address = str(server.listening_address).rstrip("/")
+        try:
+            _wait_ready(address, self.startup_timeout)
+        except LocalServerError:
+            del server
+            raise
+        return server, address
 
     def stop(self) -> None:
         """Shut the server down and free the model (idempotent)."""
@@ -251,6 +265,24 @@ def _register_with_litellm(alias: str, n_ctx: int) -> None:
                 "cache_creation_input_token_cost": 0.0,
             }
         }
+    )
+
+
+def with_local_defaults(config: LLMConfig, litellm_model: str, api_base: str) -> LLMConfig:
+    """``config`` pointed at a running local server, with the local call defaults.
+
+    Unset settings get temperature 0, :data:`DEFAULT_MAX_TOKENS` and
+    :data:`DEFAULT_REQUEST_TIMEOUT`; what the caller set is kept (and
+    ``ExecutionConfig.timeout``, when set, bounds each call instead).
+    """
+    return dataclasses.replace(
+        config,
+        model=litellm_model,
+        api_base=api_base,
+        api_key=config.api_key or Secret("local"),
+        temperature=0.0 if config.temperature is None else config.temperature,
+        max_tokens=DEFAULT_MAX_TOKENS if config.max_tokens is None else config.max_tokens,
+        timeout=DEFAULT_REQUEST_TIMEOUT if config.timeout is None else config.timeout,
     )
 
 
