@@ -1,31 +1,37 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+VENV_OK := $(VENV)/.created
 STAMP := $(VENV)/.installed-dev
 LOCAL_STAMP := $(VENV)/.installed-local
+PYTEST_ARGS ?=
 
 export PRAISONLIKE_ALLOW_MODEL_REQUESTS ?= 0
 
 .PHONY: test demo bench soak lint install local browser clean
 
-$(PY):
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+# Python 3.10+ with venv/ensurepip (Debian: python3.X-venv); says the fix when missing.
+$(VENV_OK):
+	@scripts/make_venv.sh "$(PYTHON)" "$(VENV)"
+	@touch $(VENV_OK)
 
-$(STAMP): pyproject.toml | $(PY)
+$(STAMP): pyproject.toml | $(VENV_OK)
 	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
-$(LOCAL_STAMP): pyproject.toml | $(PY)
+# dev+local includes dev: `make demo` then `make test` installs once.
+$(LOCAL_STAMP): pyproject.toml | $(VENV_OK)
 	$(PY) -m pip install --quiet -e ".[dev,local]"
-	touch $(LOCAL_STAMP)
+	touch $(STAMP) $(LOCAL_STAMP)
 
 install: $(STAMP)
 
 local: $(LOCAL_STAMP)
 
+# PostgreSQL tests included where the machine allows (see scripts/run_tests.sh);
+# `make test PYTEST_ARGS=tests/memory` runs a selection.
 test: $(STAMP)
-	PRAISONLIKE_ALLOW_MODEL_REQUESTS=0 $(PY) -m pytest -q
+	@scripts/run_tests.sh $(PY) $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check praisonlike tests examples benchmarks scripts
