@@ -43,7 +43,6 @@ class Turn:
     dispatcher: Dispatcher
     started: RunStarted
     cancel: CancelToken
-    skill: str | None = None
     prompt: str = ""
     extra_events: list[Any] = field(default_factory=list)
     observers: list[Callable[[Any], None]] = field(default_factory=list)
@@ -265,6 +264,7 @@ class TurnMixin:
             ],
             answer_check=chain_checks([c for c in checks if c is not None]),
             preset_answer=self._preset_answer(query),
+            skill=skill,
             call_params=params,
             started=started_at,
         )
@@ -280,7 +280,6 @@ class TurnMixin:
             dispatcher=Dispatcher(spec, runner, self._hook_runner),
             started=started,
             cancel=cancel,
-            skill=skill,
             prompt=query,
             extra_events=extra_events,
             observers=[*self._turn_recorders(), *self._agent_observers()],
@@ -302,8 +301,6 @@ class TurnMixin:
             self._active_cancels.discard(turn.cancel)
         outcome = turn.outcome
         result = outcome.result
-        if turn.skill is not None:
-            result = result.model_copy(update={"skill": turn.skill})
         self._last_result = result
         self._after_turn(turn, outcome, result)
         if outcome.error is not None:

@@ -23,7 +23,13 @@ from collections.abc import Generator
 from typing import Any
 
 from praisonlike.errors import PraisonlikeError, RunCancelled, RunTimeout
-from praisonlike.events import ErrorEvent, RunFinished, ToolCallEvent, ToolResultEvent
+from praisonlike.events import (
+    ErrorEvent,
+    RunFinished,
+    TextDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from praisonlike.hooks import HookEvent
 from praisonlike.llm.answer_checks import Accept, Revise, run_check
 from praisonlike.llm.call_faults import (
@@ -61,7 +67,7 @@ class ToolLoop(ModelRounds):
             yield from self._hook(HookEvent.BEFORE_AGENT, prompt=self.spec.prompt)
             if self.spec.preset_answer is not None:
                 return (
-                    yield from self._finish(
+                    yield from self._answer_unasked(
                         self.spec.preset_answer, TerminationReason.GUARDRAIL_BLOCKED
                     )
                 )
@@ -84,7 +90,9 @@ class ToolLoop(ModelRounds):
                 reply = yield from self._model_round(self._iteration, tools_enabled=not final_round)
             except HookAnswered as answered:
                 self._messages.append({"role": "assistant", "content": answered.output})
-                return (yield from self._finish(answered.output, TerminationReason.COMPLETED))
+                return (
+                    yield from self._answer_unasked(answered.output, TerminationReason.COMPLETED)
+                )
             calls = [] if final_round else self._tool_calls_of(reply)
             if calls:
                 tool_rounds += 1
@@ -255,7 +263,16 @@ class ToolLoop(ModelRounds):
             retries=self._retries,
             fallbacks=list(self._fallbacks),
             error=error,
+            skill=self.spec.skill,
         )
+
+    def _answer_unasked(
+        self, output: str, reason: TerminationReason
+    ) -> Generator[Any, Any, TurnOutcome]:
+        """An answer no model gave (a preset response, a hook's): streamed like a model's."""
+        if self.spec.stream and output:
+            yield TextDelta(run_id=self.spec.run_id, iteration=self._iteration, text=output)
+        return (yield from self._finish(output, reason))
 
     def _finish(self, output: Any, reason: TerminationReason) -> Generator[Any, Any, TurnOutcome]:
         if reason is TerminationReason.GUARDRAIL_BLOCKED:

@@ -67,6 +67,7 @@ class TurnSpec:
     answer_check: AnswerCheck | None = None
     max_revisions: int = 10
     preset_answer: str | None = None
+    skill: str | None = None
     call_params: dict[str, Any] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
 
