@@ -259,3 +259,11 @@ def test_sse_headers_name_the_run_and_session(app: Running, server: LocalLLMServ
         messages = list(sse_messages(response.iter_lines()))
         assert response.headers["x-session-id"] == "hdr"
         assert response.headers["x-run-id"] == messages[0].data["run_id"]
+
+
+def test_a_client_that_leaves_a_json_run_cancels_it(app: Running, server: LocalLLMServer) -> None:
+    server.add(Delay(30, Text("nobody is listening")))
+    with app.client(timeout=1.0) as client, pytest.raises(httpx.ReadTimeout):
+        client.post("/v1/runs", json={"input": "Wait.", "session_id": "left", "stream": False})
+    stored = wait_until(lambda: turns(app, "left"), "the cancelled turn to be stored")
+    assert [(t["status"], t["answer"]) for t in stored] == [("cancelled", "")]
