@@ -225,11 +225,21 @@ class StateVersionError(PraisonlikeError, ValueError):
     """A saved agent state has a version this release cannot load."""
 
 
+class ConcurrentTurnError(PraisonlikeError, RuntimeError):
+    """A turn was started from inside a running turn of the same agent.
+
+    Turns of one agent run one at a time (a second one waits for the first),
+    so a turn started by the running turn's own tool, hook or guardrail, or by
+    the code consuming its events, would wait for itself: it raises this at once.
+    """
+
+
 __all__ = [
     "APIConnectionError",
     "AuthenticationError",
     "BadRequestError",
     "BudgetExceededError",
+    "ConcurrentTurnError",
     "ConfigurationError",
     "ConfigurationTypeError",
     "ContentPolicyError",

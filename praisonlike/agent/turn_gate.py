@@ -1,0 +1,136 @@
+"""One turn at a time on an agent.
+
+Turns of one agent are serialised, whichever entry point starts them: a turn
+waits until the previous one has finished, then reads the history that turn
+left. Waiters go in arrival order. A thread blocks while it waits; a task
+awaits without blocking its event loop, and cancelling it withdraws it from
+the queue.
+
+A turn started by code that runs inside a turn of the same agent (one of its
+tools, hooks or guardrails, or the loop consuming its events) would wait for
+itself forever, so it raises :class:`ConcurrentTurnError` at once. "Inside" is
+tracked with a context variable, which follows the turn into its tool threads
+and tasks.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+from praisonlike.errors import ConcurrentTurnError
+
+if TYPE_CHECKING:
+    import asyncio
+
+_turns_inside: ContextVar[frozenset[object]] = ContextVar(
+    "praisonlike_turns_inside", default=frozenset()
+)
+
+
+class _ThreadWaiter:
+    def __init__(self) -> None:
+        self.woken = threading.Event()
+
+    def wake(self) -> bool:
+        self.woken.set()
+        return True
+
+
+class _TaskWaiter:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.woken: asyncio.Future[None] = loop.create_future()
+
+    def wake(self) -> bool:
+        try:
+            self.loop.call_soon_threadsafe(self._resolve)
+        except RuntimeError:  # its loop is closed: nobody waits any more
+            return False
+        return True
+
+    def _resolve(self) -> None:
+        if not self.woken.done():
+            self.woken.set_result(None)
+
+
+class TurnGate:
+    """The agent's turn lock: :meth:`enter` / :meth:`aenter` before a turn, :meth:`leave` after."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self._holder: object | None = None
+        self._waiting: deque[Any] = deque()
+
+    def enter(self) -> None:
+        """Wait (blocking this thread) until no other turn of the agent runs."""
+        self._refuse_reentry()
+        waiter = _ThreadWaiter()
+        if not self._take_or_queue(waiter):
+            try:
+                waiter.woken.wait()
+            except BaseException:
+                self._withdraw(waiter)
+                raise
+        self._mark()
+
+    async def aenter(self) -> None:
+        """Wait, without blocking the event loop, until no other turn of the agent runs."""
+        import asyncio
+
+        self._refuse_reentry()
+        waiter = _TaskWaiter(asyncio.get_running_loop())
+        if not self._take_or_queue(waiter):
+            try:
+                await waiter.woken
+            except BaseException:
+                self._withdraw(waiter)
+                raise
+        self._mark()
+
+    def leave(self) -> None:
+        """End the turn and hand the agent to the next waiter, if any."""
+        holder = self._holder
+        inside = _turns_inside.get()
+        if holder is not None and holder in inside:
+            _turns_inside.set(inside - {holder})
+        self._pass_on()
+
+    def _refuse_reentry(self) -> None:
+        holder = self._holder
+        if holder is not None and holder in _turns_inside.get():
+            raise ConcurrentTurnError(
+                "a turn of this agent was started from inside its running turn (from a tool, "
+                "hook or guardrail, or while consuming its events); it would wait for itself. "
+                "Finish the running turn first, or use another Agent"
+            )
+
+    def _take_or_queue(self, waiter: Any) -> bool:
+        with self._mutex:
+            if self._holder is None and not self._waiting:
+                self._holder = object()
+                return True
+            self._waiting.append(waiter)
+            return False
+
+    def _withdraw(self, waiter: Any) -> None:
+        with self._mutex:
+            if waiter in self._waiting:
+                self._waiting.remove(waiter)
+                return
+        self._pass_on()  # the turn was handed over already: hand it on
+
+    def _pass_on(self) -> None:
+        with self._mutex:
+            while self._waiting:
+                if self._waiting.popleft().wake():
+                    self._holder = object()
+                    return
+            self._holder = None
+
+    def _mark(self) -> None:
+        holder = self._holder
+        if holder is not None:
+            _turns_inside.set(_turns_inside.get() | {holder})
