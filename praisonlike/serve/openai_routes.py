@@ -100,7 +100,7 @@ def _stream_response(live: LiveRun, model: str, created: int) -> Any:
     return StreamingResponse(
         _chunks(live, model, created),
         media_type="text/event-stream",
-        headers={"Cache-Control": "no-store", "X-Run-Id": live.run_id},
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no", "X-Run-Id": live.run_id},
     )
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from praisonlike.errors import InvalidInputError, UnsupportedInputError
+from praisonlike.errors import InvalidInputError, PraisonlikeError, UnsupportedInputError
+from praisonlike.log import get_logger
 from praisonlike.run_ids import new_run_id
 from praisonlike.serve.auth import check_owner
 from praisonlike.serve.event_stream import DISCONNECTED, sse_response
@@ -19,6 +20,8 @@ from praisonlike.serve.http_errors import ApiError
 from praisonlike.serve.requests import RunRequest, SteerRequest, StopRequest, parse
 from praisonlike.serve.runs import LiveRun, safe_message
 from praisonlike.serve.state import ServerState
+
+_log = get_logger("praisonlike.serve")
 
 
 async def start_run(state: ServerState, request: Any, requester: str | None) -> Any:
@@ -63,6 +66,8 @@ async def open_run(
     except ApiError:
         raise
     except Exception as exc:
+        if not isinstance(exc, PraisonlikeError):
+            _log.error("a run could not start", exc_info=exc)
         raise ApiError(500, f"the run could not start: {safe_message(exc)}") from None
 
 

@@ -140,7 +140,7 @@ class RunRegistry:
         except Exception as exc:
             live.error = exc
             if not _is_typed(exc):
-                _log.error("run %s failed: %s", live.run_id, type(exc).__name__)
+                _log.error("run %s failed", live.run_id, exc_info=exc)
         finally:
             if watcher is not None:
                 watcher.cancel()

@@ -93,6 +93,12 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "not retried: authentication, status 401, retried 0",
     ),
     "testing_your_agent.py": ("3 tests passed",),
+    "serve_agent.py": (
+        "[tool_call] get_weather({'city': 'Paris'})",
+        "[end] completed",
+        "Yes, it is warm: 26c.",
+        "stored: 'Is it sunny in Paris?' -> 'It is sunny in Paris, 26c.' (normal,",
+    ),
 }
 
 PROVIDER_VARIABLES = (
