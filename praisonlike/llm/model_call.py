@@ -171,23 +171,3 @@ class StreamAssembler:
             latency=latency,
             streamed_text=streamed_text,
         )
-
-
-def complete(command: CallModel) -> ModelReply:
-    """One blocking, non-streamed model call outside the tool loop (summaries).
-
-    Raises the typed :class:`praisonlike.errors.LLMError` on failure.
-    """
-    import time
-
-    from praisonlike.llm.backend import load_litellm
-    from praisonlike.llm.errors import to_llm_error
-
-    started = time.monotonic()
-    try:
-        response = load_litellm().completion(**completion_kwargs(command))
-    except Exception as exc:
-        raise to_llm_error(exc, model=command.llm.model) from exc
-    return reply_from_response(
-        response, model=command.llm.model, latency=time.monotonic() - started
-    )
