@@ -231,12 +231,16 @@ class MemoryMixin:
                 f"User: {query}\nAssistant: {answer}",
             },
         ]
-        from praisonlike.events import ErrorEvent
+        from praisonlike.events import ErrorEvent, LLMRequest
         from praisonlike.llm.side_call import call_outside_turn
+
+        def notify(event: Any) -> None:
+            if not isinstance(event, LLMRequest):
+                self._notify(event)
 
         try:
             reply = call_outside_turn(
-                self._summary_spec(run_id), messages, purpose="summary", on_event=self._notify
+                self._summary_spec(run_id), messages, purpose="summary", on_event=notify
             )
             text = reply.content.strip()
             if not text:

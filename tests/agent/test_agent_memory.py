@@ -356,6 +356,7 @@ def test_summary_call_is_retried_on_a_503_and_counted_in_usage(
     assert (agent.usage.prompt_tokens, agent.usage.completion_tokens) == server.tokens_served
     retries = [e for e in events if e.type == "retry"]
     assert [(e.attempt, e.model) for e in retries] == [(1, "openai/test-model")]
+    assert [e.purpose for e in events if e.type == "llm_response"] == ["answer", "summary"]
     assert not [e for e in events if e.type == "error"]
 
 
