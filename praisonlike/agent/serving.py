@@ -12,7 +12,7 @@ Uses from ``self``: ``memory_config``, ``execution``, ``usage_tracker``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -84,16 +84,21 @@ class ServingMixin:
         owner: str | None,
         store: Any,
         timeout: float | None = None,
+        history: Sequence[Mapping[str, Any]] = (),
     ) -> Any:
         """A fresh agent like this one for one run of ``session_id``, kept in ``store``.
 
         ``session_id=None`` gives an agent without memory. It shares this
         agent's usage tracker, so ``agent.usage`` counts every served run.
         ``timeout`` (seconds) replaces a longer ``max_execution_time``.
+        ``history`` (chat messages) is the conversation so far, for an agent
+        without a session.
         Hooks registered with ``agent.on(...)`` after construction are not
         carried over: pass them as ``hooks=`` to serve them.
         """
         from praisonlike.agent.memory import MemoryConfig
+        from praisonlike.agent.state import STATE_VERSION
+        from praisonlike.llm.usage import UsageTracker
 
         args, kwargs = self._serving_arguments
         execution = self.execution
@@ -106,13 +111,17 @@ class ServingMixin:
         else:
             base = self.memory_config or MemoryConfig(long_term=False)
             memory = dataclasses.replace(base, store=store, owner=owner)
-        return type(self)(
+        agent = type(self)(
             *args,
             **{
                 **kwargs,
                 "session_id": session_id,
                 "memory": memory,
                 "execution": execution,
-                "usage_tracker": self.usage_tracker,
+                "usage_tracker": UsageTracker() if history else self.usage_tracker,
             },
         )
+        if history:
+            agent.load_state({"version": STATE_VERSION, "history": [dict(m) for m in history]})
+            agent.usage_tracker = self.usage_tracker
+        return agent

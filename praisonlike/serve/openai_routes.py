@@ -30,9 +30,7 @@ async def chat_completions(state: ServerState, request: Any, requester: str | No
 
     body = await parse(request, ChatCompletionRequest, state.config.max_body_bytes)
     history, prompt = _conversation(body.messages)
-    agent = state.agent_for(None, requester, None)
-    if history:
-        agent.load_state({"version": 1, "history": history})
+    agent = state.agent_for(None, requester, None, history)
     live = await open_run(state, agent, prompt, session_id=None, owner=requester, detach=False)
     model = body.model or agent.llm or "praisonlike"
     created = int(time.time())

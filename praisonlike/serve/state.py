@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from praisonlike.serve.auth import Authenticator
@@ -20,7 +20,6 @@ class ServerState:
     store: Any
     auth: Authenticator
     runs: RunRegistry
-    detached: set[asyncio.Task[Any]] = field(default_factory=set)
 
     @classmethod
     def build(cls, agent: Any, config: ServeConfig) -> ServerState:
@@ -37,12 +36,19 @@ class ServerState:
         limits = [t for t in (requested, self.config.run_timeout) if t is not None]
         return min(limits) if limits else None
 
-    def agent_for(self, session_id: str | None, owner: str | None, timeout: float | None) -> Any:
+    def agent_for(
+        self,
+        session_id: str | None,
+        owner: str | None,
+        timeout: float | None,
+        history: list[dict[str, Any]] | None = None,
+    ) -> Any:
         return self.agent.agent_for_run(
             session_id=session_id,
             owner=owner,
             store=self.store if session_id is not None else None,
             timeout=self.run_timeout(timeout),
+            history=history or (),
         )
 
     async def in_thread(self, method: str, *args: Any, **kwargs: Any) -> Any:

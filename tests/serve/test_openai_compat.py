@@ -100,3 +100,19 @@ def test_a_turn_over_the_servers_timeout_is_a_504(app: Running, server: LocalLLM
     with pytest.raises(openai.APIStatusError) as caught:
         client(app).chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
     assert caught.value.status_code == 504
+
+
+def test_served_turns_add_to_the_agents_usage(server: LocalLLMServer) -> None:
+    agent = Agent(instructions="You answer.", llm=server.llm_config())
+    server.add(Text("one"), Text("two"))
+    with serving(agent.to_asgi(tokens={"tok-alice": "alice"})) as running:
+        with running.client("tok-alice") as http:
+            http.post("/v1/runs", json={"input": "first", "stream": False})
+        history = [
+            {"role": "user", "content": "first"},
+            {"role": "assistant", "content": "one"},
+            {"role": "user", "content": "second"},
+        ]
+        client(running).chat.completions.create(model="m", messages=history)
+    assert agent.usage.requests == 2
+    assert agent.usage.total_tokens > 0
