@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
-from praisonlike import Agent
-from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
+from praisonlike import Agent, ExecutionConfig
+from praisonlike.testing import Call, Fault, LocalLLMServer, Text, ToolCalls
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
@@ -60,19 +61,21 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
-@pytest.fixture
-def app(llm_server: LocalLLMServer) -> Iterator[Running]:
+@contextmanager
+def served_agent(llm_server: LocalLLMServer, **options: Any) -> Iterator[Running]:
     agent = Agent(
         instructions="You report the weather.",
         llm=llm_server.llm_config(MODEL),
         tools=[get_weather],
+        **options,
     )
     with serving(agent.to_asgi(ping_interval=1.0)) as running:
         yield running
 
 
-@pytest.fixture
-def page(browser: Any, app: Running) -> Iterator[Any]:
+@contextmanager
+def chat_page(browser: Any, app: Running) -> Iterator[Any]:
+    """The page in a fresh browser context (empty localStorage); fails on any page error."""
     context = browser.new_context(viewport={"width": 1000, "height": 760})
     opened = context.new_page()
     errors: list[str] = []
@@ -82,6 +85,18 @@ def page(browser: Any, app: Running) -> Iterator[Any]:
     yield opened
     context.close()
     assert errors == [], f"the page raised: {errors}"
+
+
+@pytest.fixture
+def app(llm_server: LocalLLMServer) -> Iterator[Running]:
+    with served_agent(llm_server) as running:
+        yield running
+
+
+@pytest.fixture
+def page(browser: Any, app: Running) -> Iterator[Any]:
+    with chat_page(browser, app) as opened:
+        yield opened
 
 
 def send(page: Any, prompt: str) -> None:
@@ -197,3 +212,28 @@ def test_a_reload_shows_the_sessions_earlier_turns(page: Any, llm_server: LocalL
     expect(turn(page, 1).locator(".msg.user")).to_have_text("And tomorrow?")
     expect(turn(page, 1).locator(".text")).to_have_text("Tomorrow looks the same.")
     assert llm_server.request_count == 3
+
+
+def test_retries_and_fallbacks_show_as_they_happen(
+    browser: Any, llm_server: LocalLLMServer
+) -> None:
+    expect = playwright_api.expect
+    llm_server.add(Fault.unavailable(), Fault.unavailable(), Text(ANSWER))
+    options = {
+        "fallback_models": ["openai/gpt-4o"],
+        "execution": ExecutionConfig(max_retries=1, retry_base=0.01),
+    }
+    with served_agent(llm_server, **options) as app, chat_page(browser, app) as page:
+        send(page, "Is it sunny in Paris?")
+
+        answer = turn(page, 0)
+        expect(answer.locator(".meta .reason")).to_have_text("completed")
+        notices = answer.locator(".notice")
+        expect(notices).to_have_count(2)
+        expect(notices.nth(0)).to_contain_text("Retrying")
+        expect(notices.nth(0)).to_contain_text("service_unavailable")
+        expect(notices.nth(1)).to_have_text(
+            f"Falling back from openai/{MODEL} to openai/gpt-4o: service_unavailable"
+        )
+        expect(answer.locator(".text")).to_have_text(ANSWER)
+        expect(answer.locator(".meta .model")).to_have_text("openai/gpt-4o")
