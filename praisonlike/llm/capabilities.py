@@ -3,7 +3,8 @@
 The bundled local models (``local``, ``local/<name>``, and the ``openai/<alias>``
 names their server is reached by) are answered first, from their
 :class:`~praisonlike.llm.local.LocalModelSpec`: they use text (ReAct) tool calls,
-which small models follow far better than their chat template's native format.
+which small models follow far better than their chat template's native format,
+constrained by a grammar their llama.cpp server takes per request.
 
 Other models come from LiteLLM's map, read as data (``litellm.model_cost``, the
 local copy LiteLLM ships, since :func:`praisonlike.llm.backend.load_litellm`
@@ -36,6 +37,11 @@ class ModelFeatures:
         context_window: maximum input tokens, when known.
         max_output_tokens: maximum output tokens, when known.
         known: LiteLLM's local map knows the model.
+        tool_grammar: the endpoint takes a llama.cpp (LLGuidance) grammar per
+            request; in ReAct mode each round offering tools then constrains the
+            reply to plain text or one valid call (see
+            :mod:`praisonlike.llm.tool_grammar`). True for the bundled local
+            models and any GGUF file served by praisonlike, False otherwise.
     """
 
     native_tool_calls: bool = True
@@ -45,6 +51,7 @@ class ModelFeatures:
     context_window: int | None = None
     max_output_tokens: int | None = None
     known: bool = False
+    tool_grammar: bool = False
 
 
 FEATURE_NAMES: frozenset[str] = frozenset(field.name for field in fields(ModelFeatures))
@@ -117,12 +124,16 @@ def _local_features(model: str) -> ModelFeatures | None:
     spec = LOCAL_MODELS.get(name)
     if spec is not None:
         return ModelFeatures(
-            native_tool_calls=spec.native_tool_calls, context_window=spec.context_window
+            native_tool_calls=spec.native_tool_calls,
+            context_window=spec.context_window,
+            tool_grammar=True,
         )
     if (prefix == "local" and name.endswith(".gguf")) or (
         prefix == "openai" and name in served_model_names()
     ):
-        return ModelFeatures(native_tool_calls=False, context_window=DEFAULT_CONTEXT)
+        return ModelFeatures(
+            native_tool_calls=False, context_window=DEFAULT_CONTEXT, tool_grammar=True
+        )
     return None
 
 

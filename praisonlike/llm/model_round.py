@@ -42,6 +42,7 @@ from praisonlike.llm.accounting import BudgetVerdict
 from praisonlike.llm.config import LLMConfig
 from praisonlike.llm.errors import classify_llm_error, to_llm_error
 from praisonlike.llm.protocol import CallModel, InvokeHook, ModelFailed, ModelReply, Sleep
+from praisonlike.llm.tool_grammar import TurnGrammar
 from praisonlike.llm.turn_spec import TurnSpec
 from praisonlike.result import TerminationReason, ToolMode
 
@@ -79,6 +80,8 @@ class ModelRounds:
         self._model_index = 0
         self._retries = 0
         self._fallbacks: list[str] = []
+        react = spec.tool_mode is ToolMode.REACT and bool(spec.tools)
+        self._grammar = TurnGrammar(spec.tools) if react else None
 
     @property
     def _llm(self) -> LLMConfig:
@@ -161,6 +164,8 @@ class ModelRounds:
             params = dict(spec.call_params) if purpose == "answer" else {}
             if native and not tools_enabled:
                 params["tool_choice"] = "none"
+            if self._grammar is not None and tools_enabled and request is None:
+                params = self._grammar.apply(llm, params)
             yield LLMRequest(
                 run_id=spec.run_id,
                 iteration=iteration,
