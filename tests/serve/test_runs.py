@@ -13,7 +13,7 @@ from serve_support import Reader, Running, serving, sse_messages, stream_run, tu
 
 from praisonlike import Agent, ExecutionConfig
 from praisonlike.events import Event
-from praisonlike.testing import Call, Delay, LocalLLMServer, Text, ToolCalls
+from praisonlike.testing import Call, Delay, Fault, LocalLLMServer, Text, ToolCalls
 
 EVENTS: TypeAdapter[Any] = TypeAdapter(Event)
 TOKENS = {"tok-alice": "alice", "tok-bob": "bob"}
@@ -267,3 +267,22 @@ def test_a_client_that_leaves_a_json_run_cancels_it(app: Running, server: LocalL
         client.post("/v1/runs", json={"input": "Wait.", "session_id": "left", "stream": False})
     stored = wait_until(lambda: turns(app, "left"), "the cancelled turn to be stored")
     assert [(t["status"], t["answer"]) for t in stored] == [("cancelled", "")]
+
+
+def test_retries_and_fallbacks_are_streamed_as_they_happen(server: LocalLLMServer) -> None:
+    agent = Agent(
+        instructions="You answer.",
+        llm=server.llm_config(),
+        fallback_models=["openai/other-model"],
+        execution=ExecutionConfig(max_retries=1, retry_base=0.01, retry_max=0.01),
+    )
+    server.add(Fault.server_error(), Fault.server_error(), Text("From the fallback."))
+    with serving(agent.to_asgi()) as running, running.client() as client:
+        messages = stream_run(client, {"input": "Hello?"})
+    names = [m.event for m in messages]
+    assert names.index("retry") < names.index("fallback") < names.index("text_delta")
+    fallback = next(m.data for m in messages if m.event == "fallback")
+    assert fallback["to_model"] == "openai/other-model"
+    finished = next(m.data for m in messages if m.event == "run_finished")
+    assert finished["result"]["fallbacks"] == ["openai/other-model"]
+    assert messages[-1].data["termination_reason"] == "completed"
