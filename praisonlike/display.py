@@ -40,6 +40,7 @@ from praisonlike.events import (
 )
 from praisonlike.llm.react import parse_text_tool_calls
 from praisonlike.llm.redaction import redact_secrets
+from praisonlike.llm.usage import Usage
 from praisonlike.result import RunResult, TerminationReason
 
 MAX_RESULT_LINES = 4
@@ -357,6 +358,16 @@ def _compaction_text(event: CompactionEvent) -> str:
     return text
 
 
+def _tokens_text(usage: Usage) -> str:
+    """``98 tokens (91 in, 7 out)``; ``~98 tokens (91 in, 7 out, estimated)`` for estimates."""
+    if usage.estimated:
+        return (
+            f"~{usage.total_tokens} tokens ({usage.prompt_tokens} in, "
+            f"{usage.completion_tokens} out, estimated)"
+        )
+    return f"{usage.total_tokens} tokens ({usage.prompt_tokens} in, {usage.completion_tokens} out)"
+
+
 def _summary_parts(result: RunResult) -> list[str]:
     usage = result.usage
     rounds = result.iterations
@@ -365,7 +376,7 @@ def _summary_parts(result: RunResult) -> list[str]:
         count = len(result.tool_calls)
         parts.append(f"{count} tool call{'s' if count != 1 else ''}")
     parts += [
-        f"{usage.total_tokens} tokens ({usage.prompt_tokens} in, {usage.completion_tokens} out)",
+        _tokens_text(usage),
         f"cost {format_cost(usage.cost, complete=usage.cost_complete)}",
         f"{result.latency:.2f}s",
     ]

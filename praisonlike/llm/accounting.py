@@ -1,7 +1,9 @@
 """Per-run accounting: cost of each call, totals, and the budget gate.
 
 Every LLM call of a turn is recorded here (tool rounds, retries, summaries),
-streamed or not; the agent-wide :class:`UsageTracker` is updated under its
+streamed or not, and a call stopped by a cancel or the deadline after its
+request was sent (with the usage the server reported, else an estimate flagged
+``Usage.estimated``, never 0); the agent-wide :class:`UsageTracker` is updated under its
 lock at the same moment, so totals are exact under concurrency.
 
 ``max_tokens_per_run`` counts this run's tokens; ``max_budget`` counts the
@@ -14,13 +16,16 @@ model, whatever ``on_budget_exceeded`` says, rather than counting it as free.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from praisonlike.llm.config import ExecutionConfig
 from praisonlike.llm.pricing import resolve_price, usage_with_cost
+from praisonlike.llm.protocol import CutShort
 from praisonlike.llm.usage import Usage, UsageTracker
+
+CountTokens = Callable[[Sequence[dict[str, Any]], Sequence[dict[str, Any]]], int]
 
 #: Output tokens assumed by the budget gate when the call sets no ``max_tokens``.
 OUTPUT_RESERVE_TOKENS = 16
@@ -57,6 +62,38 @@ class RunAccounting:
         self.usage = self.usage + priced
         self._tracker.add(model, priced)
         return priced
+
+    def record_cut_short(
+        self,
+        model: str,
+        cut: CutShort,
+        *,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]],
+        count: CountTokens,
+    ) -> Usage:
+        """Record a call stopped after its request was sent; return its usage, priced.
+
+        The server's usage when it reported one; else an estimate flagged
+        ``estimated``: the request's ``messages`` and ``tools`` counted with
+        ``count`` (the agent's token counter), and the text streamed until the
+        stop as completion tokens.
+        """
+        usage = cut.usage
+        if usage is None:
+            prompt = count(messages, tools)
+            completion = 0
+            if cut.text:
+                empty = count([{"role": "assistant", "content": ""}], [])
+                completion = max(count([{"role": "assistant", "content": cut.text}], []) - empty, 0)
+            usage = Usage(
+                requests=1,
+                prompt_tokens=prompt,
+                completion_tokens=completion,
+                total_tokens=prompt + completion,
+                estimated=True,
+            )
+        return self.record(model, usage)
 
     @property
     def has_limits(self) -> bool:

@@ -157,6 +157,10 @@ class AsyncDriver(Driver):
                 # logging of the previous call ahead of this request.
                 await asyncio.sleep(0)
             with _calls_in_flight:
+                stop = self._stop()
+                if stop is not None:  # nothing sent
+                    holder.append(ModelFailed(stop))
+                    return
                 response = await self._until_cancelled(
                     litellm.acompletion(**completion_kwargs(command))
                 )
@@ -176,7 +180,8 @@ class AsyncDriver(Driver):
                         break
                     stop = self._stop()
                     if stop is not None:
-                        holder.append(ModelFailed(stop, streamed_text=reader.streamed))
+                        reader.take(chunk)
+                        holder.append(self._failed(stop, reader))
                         return
                     text = reader.take(chunk)
                     if text:
@@ -186,7 +191,7 @@ class AsyncDriver(Driver):
                 yield self._delta(command, tail)
             holder.append(reader.reply())
         except Exception as exc:  # classified by the loop
-            holder.append(ModelFailed(exc, streamed_text=reader is not None and reader.streamed))
+            holder.append(self._failed(exc, reader))
 
     async def _run_tools(self, command: RunTools) -> list[ToolOutcome | BaseException]:
         calls = command.calls

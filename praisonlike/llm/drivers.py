@@ -20,8 +20,10 @@ from praisonlike.errors import RunCancelled, RunTimeout
 from praisonlike.events import TextDelta
 from praisonlike.llm.backend import load_litellm
 from praisonlike.llm.model_call import StreamAssembler, completion_kwargs, reply_from_response
+from praisonlike.llm.pricing import usage_from_response
 from praisonlike.llm.protocol import (
     CallModel,
+    CutShort,
     InvokeHook,
     ModelFailed,
     ModelReply,
@@ -30,6 +32,7 @@ from praisonlike.llm.protocol import (
     ToolCall,
     ToolOutcome,
 )
+from praisonlike.llm.usage import Usage
 
 T = TypeVar("T")
 LoopSteps = Generator[Any, Any, T]
@@ -107,12 +110,15 @@ class StreamReader:
     ReAct call anywhere in the answer (when the command offers
     ``hold_back_calls``), or, when native tools are offered, an answer that is
     wholly a call (see :class:`WholeAnswerHold`). :attr:`streamed` says whether
-    any text was released to the caller.
+    any text was released to the caller. :meth:`cut_short` tells what a call
+    stopped mid-stream had produced.
     """
 
     def __init__(self, command: CallModel, started: float) -> None:
         self._assembler = StreamAssembler(command.llm.model)
         self._started = started
+        self._text: list[str] = []
+        self._usage: Usage | None = None
         self._detector: Any = None
         if command.hold_back_calls is not None:
             from praisonlike.llm.react import StreamCallDetector
@@ -125,6 +131,11 @@ class StreamReader:
     def take(self, chunk: Any) -> str:
         """Read one chunk; the text it releases ("" if none)."""
         text = self._assembler.add(chunk)
+        if text:
+            self._text.append(text)
+        reported = chunk.get("usage") if isinstance(chunk, dict) else getattr(chunk, "usage", None)
+        if reported:
+            self._usage = usage_from_response(reported)
         return self._released(text if self._detector is None else self._detector.feed(text))
 
     def finish(self) -> str:
@@ -133,6 +144,10 @@ class StreamReader:
             return ""
         released, _calls = self._detector.finish()
         return self._released(str(released))
+
+    def cut_short(self) -> CutShort:
+        """The text streamed so far (shown or held back) and the usage the server reported."""
+        return CutShort(text="".join(self._text), usage=self._usage)
 
     def reply(self) -> ModelReply:
         return self._assembler.reply(time.monotonic() - self._started, streamed_text=self.streamed)
@@ -177,6 +192,20 @@ class Driver:
 
     def _delta(self, command: CallModel, text: str) -> TextDelta:
         return TextDelta(run_id=self._run_id, iteration=command.iteration, text=text)
+
+    @staticmethod
+    def _failed(error: BaseException, reader: StreamReader | None) -> ModelFailed:
+        """The outcome of a call that raised ``error`` after its request was sent.
+
+        A stop (cancel, deadline) carries what the call had produced, so its
+        tokens are counted.
+        """
+        cut = None
+        if isinstance(error, (RunCancelled, RunTimeout)):
+            cut = reader.cut_short() if reader is not None else CutShort()
+        return ModelFailed(
+            error, streamed_text=reader is not None and reader.streamed, cut_short=cut
+        )
 
 
 class SyncDriver(Driver):
@@ -241,6 +270,9 @@ class SyncDriver(Driver):
     def _call_model(self, command: CallModel) -> Generator[Any, None, ModelReply | ModelFailed]:
         started = time.monotonic()
         reader: StreamReader | None = None
+        stop = self._stop()
+        if stop is not None:  # nothing sent
+            return ModelFailed(stop)
         output = self._model_output(command)
         try:
             if not command.stream:
@@ -251,7 +283,8 @@ class SyncDriver(Driver):
             for chunk in output:
                 stop = self._stop()
                 if stop is not None:
-                    return ModelFailed(stop, streamed_text=reader.streamed)
+                    reader.take(chunk)
+                    return self._failed(stop, reader)
                 text = reader.take(chunk)
                 if text:
                     yield self._delta(command, text)
@@ -260,7 +293,7 @@ class SyncDriver(Driver):
                 yield self._delta(command, tail)
             return reader.reply()
         except Exception as exc:  # classified by the loop
-            return ModelFailed(exc, streamed_text=reader is not None and reader.streamed)
+            return self._failed(exc, reader)
         finally:
             output.close()
 

@@ -37,11 +37,26 @@ class ModelReply:
 
 
 @dataclass(frozen=True)
+class CutShort:
+    """What a call stopped (cancelled, or past its deadline) after its request was sent
+    had produced: the answer text streamed so far, and the usage the server reported
+    (``None`` when it reported none before the stop)."""
+
+    text: str = ""
+    usage: Usage | None = None
+
+
+@dataclass(frozen=True)
 class ModelFailed:
-    """A model call raised; ``streamed_text`` tells if the caller already saw text."""
+    """A model call raised; ``streamed_text`` tells if the caller already saw text.
+
+    ``cut_short`` is set when the driver stopped the call after sending it, so
+    the tokens it used can still be counted.
+    """
 
     error: BaseException
     streamed_text: bool = False
+    cut_short: CutShort | None = None
 
 
 @dataclass(frozen=True)

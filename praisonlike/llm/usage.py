@@ -2,7 +2,9 @@
 
 A cost of ``None`` means "unknown" (the model has no known price), never 0.
 Adding a known cost to an unknown one keeps the known part and records that
-some of it is unknown in ``cost_complete``.
+some of it is unknown in ``cost_complete``. Token counts are the provider's,
+except for a call stopped (cancelled, or past its deadline) before the provider
+reported its usage: its tokens are estimated and ``estimated`` is True.
 """
 
 from __future__ import annotations
@@ -14,7 +16,13 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Tokens and cost of one or more LLM calls (``dataclasses.asdict`` gives plain data)."""
+    """Tokens and cost of one or more LLM calls (``dataclasses.asdict`` gives plain data).
+
+    ``estimated`` is True when some of the counts are estimates: a call stopped
+    after its request was sent and before the provider reported its usage counts
+    its prompt with the agent's token counter and its completion from the text
+    streamed until the stop (its cost is priced from those estimates).
+    """
 
     requests: int = 0
     prompt_tokens: int = 0
@@ -24,6 +32,7 @@ class Usage:
     reasoning_tokens: int = 0
     cost: float | None = None
     cost_complete: bool = True
+    estimated: bool = False
 
     def __add__(self, other: Usage) -> Usage:
         if self.cost is None and other.cost is None:
@@ -45,6 +54,7 @@ class Usage:
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
             cost=cost,
             cost_complete=complete,
+            estimated=self.estimated or other.estimated,
         )
 
 

@@ -14,6 +14,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,12 +23,14 @@ from praisonlike import (
     Agent,
     CancelToken,
     ExecutionConfig,
+    MemoryConfig,
     RunContext,
     TerminationReason,
     tool,
 )
 from praisonlike.errors import RunCancelled
 from praisonlike.events import RetryEvent, RunFinished, TextDelta
+from praisonlike.memory import MessageStatus, SQLiteStore
 from praisonlike.testing import Call, Delay, Fault, LocalLLMServer, Text, ToolCalls
 
 WAYS = ("chat", "achat", "iter_stream")
@@ -349,7 +352,11 @@ def test_a_call_on_the_callers_thread_is_cancelled_when_it_returns(
     assert_cancelled(agent, before)
     result = agent.last_result
     assert result is not None and not result.tool_calls
-    assert result.usage.requests == (1 if way == "chat" else 0)
+    # chat waits for the reply and counts its usage; the stream is stopped at its
+    # first chunk, before the server reported usage, so its tokens are estimated
+    assert result.usage.requests == 1
+    assert result.usage.prompt_tokens > 0
+    assert result.usage.estimated is (way != "chat")
 
 
 RETRY_AFTER = 5.0
@@ -404,3 +411,109 @@ def test_the_agent_works_again_after_a_cancelled_turn(server: LocalLLMServer) ->
         {"role": "user", "content": "again"},
         {"role": "assistant", "content": "fine again"},
     ]
+
+
+# -- the tokens of a cancelled turn -------------------------------------------------------
+
+
+def cancel_when_streaming(agent: Agent, way: str) -> str:
+    """Run a streamed turn and cancel it after its first text; the text seen."""
+    seen: list[str] = []
+    first_text = threading.Event()
+    when(first_text.is_set, agent.cancel)
+
+    async def consume() -> None:
+        async for event in agent.astream_events("go"):
+            if isinstance(event, TextDelta):
+                seen.append(event.text)
+                first_text.set()
+
+    with pytest.raises(RunCancelled):
+        if way == "stream_events":
+            for event in agent.stream_events("go"):
+                if isinstance(event, TextDelta):
+                    seen.append(event.text)
+                    first_text.set()
+        else:
+            asyncio.run(consume())
+    return "".join(seen)
+
+
+@pytest.mark.parametrize("way", ["stream_events", "astream_events"])
+def test_a_turn_cancelled_mid_stream_counts_its_tokens_as_estimated(
+    server: LocalLLMServer, way: str
+) -> None:
+    agent = make_agent(server)
+    server.add(LONG_STREAM)
+
+    streamed = cancel_when_streaming(agent, way)
+
+    result = agent.last_result
+    assert result is not None and result.termination_reason is TerminationReason.CANCELLED
+    usage = result.usage
+    assert usage.estimated
+    assert usage.requests == 1
+    assert usage.prompt_tokens > 0
+    # every "word " is at least one token; the whole answer was not streamed
+    assert len(streamed.split()) <= usage.completion_tokens < len(LONG_STREAM.content.split())
+    assert usage.total_tokens == usage.prompt_tokens + usage.completion_tokens
+    assert agent.usage.total_tokens == usage.total_tokens
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_turn_cancelled_while_waiting_counts_its_prompt(server: LocalLLMServer, way: str) -> None:
+    agent = make_agent(server, interruptible_calls=True)
+    server.add(Delay(30, Text("too late")))
+    when(lambda: server.request_count == 1, agent.cancel)
+
+    with pytest.raises(RunCancelled):
+        run_turn(agent, way)
+
+    usage = agent.last_result.usage if agent.last_result else None
+    assert usage is not None and usage.estimated
+    assert (usage.requests, usage.completion_tokens) == (1, 0)
+    assert usage.prompt_tokens > 0
+
+
+def test_a_turn_cancelled_before_sending_costs_nothing(server: LocalLLMServer) -> None:
+    token = CancelToken()
+    token.cancel()
+    agent = make_agent(server)
+    with pytest.raises(RunCancelled):
+        agent.chat("go", cancel_token=token)
+    result = agent.last_result
+    assert result is not None and server.request_count == 0
+    assert (result.usage.requests, result.usage.total_tokens, result.usage.estimated) == (
+        0,
+        0,
+        False,
+    )
+
+
+def test_a_cancelled_turn_stores_its_estimated_tokens(
+    server: LocalLLMServer, tmp_path: Path
+) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    agent = Agent(
+        instructions="You use tools.",
+        llm=server.llm_config(),
+        session_id="s1",
+        memory=MemoryConfig(store=store, long_term=False),
+        model_prices={"test-model": {"input": 1.0, "output": 2.0}},
+    )
+    server.add(LONG_STREAM)
+
+    cancel_when_streaming(agent, "stream_events")
+
+    usage = agent.last_result.usage if agent.last_result else None
+    assert usage is not None and usage.estimated and usage.completion_tokens > 0
+    [turn] = store.load_turns("s1")
+    assert turn.status is MessageStatus.CANCELLED
+    assert (turn.prompt_tokens, turn.completion_tokens) == (
+        usage.prompt_tokens,
+        usage.completion_tokens,
+    )
+    assert turn.prompt_tokens > 0 and turn.completion_tokens > 0
+    assert turn.cost == pytest.approx(
+        (usage.prompt_tokens * 1.0 + usage.completion_tokens * 2.0) / 1e6
+    )

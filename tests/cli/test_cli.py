@@ -269,8 +269,12 @@ def test_ctrl_c_cancels_a_one_shot_turn(
     server.add(interrupt)
     code, out, err = run_main(["chat", "hi", *model_args(server), "--json"], capsys)
     assert code == 130
-    assert RunResult.model_validate_json(out).termination_reason is TerminationReason.CANCELLED
+    result = RunResult.model_validate_json(out)
+    assert result.termination_reason is TerminationReason.CANCELLED
     assert error_lines(err) == ["praisonlike: error: RunCancelled: cancelled by Ctrl-C"]
+    usage = result.usage
+    assert usage.estimated and usage.prompt_tokens > 0  # the prompt was sent: never a false 0
+    assert f"~{usage.total_tokens} tokens ({usage.prompt_tokens} in, 0 out, estimated)" in err
 
 
 def test_a_session_is_stored_and_shown(
