@@ -45,7 +45,8 @@ def resolve_llm(config: LLMConfig | None) -> LLMConfig:
         config = LLMConfig(model=default_model())
     if not is_local_model(config.model):
         return config
-    from praisonlike.llm.local.server import local_endpoint, with_local_defaults
+    from praisonlike.llm.local import local_endpoint
+    from praisonlike.llm.local.server import with_local_defaults
 
     litellm_model, api_base = local_endpoint(config.model)
     return with_local_defaults(config, litellm_model, api_base)
