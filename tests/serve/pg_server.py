@@ -18,11 +18,18 @@ from praisonlike.memory.postgres_store import PostgresStore
 TOKENS = {"tok-alice": "alice", "tok-bob": "bob"}
 
 
+def slow_lookup(topic: str) -> str:
+    """A lookup that takes a while."""
+    time.sleep(1.5)
+    return f"notes on {topic}"
+
+
 def main() -> None:
     llm_url, pg_url, schema = sys.argv[1:4]
     agent = Agent(
         instructions="You answer.",
         llm={"model": "openai/test-model", "api_base": llm_url, "api_key": "sk-test"},
+        tools=[slow_lookup],
     )
     app = agent.to_asgi(
         tokens=TOKENS, store=PostgresStore(pg_url, schema=schema), control_poll_interval=0.1

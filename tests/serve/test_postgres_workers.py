@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from serve_support import Reader, Running, turns
 
-from praisonlike.testing import Delay, LocalLLMServer, Text
+from praisonlike.testing import Call, Delay, LocalLLMServer, Text, ToolCalls
 
 PG_URL = os.environ.get("PRAISONLIKE_TEST_POSTGRES_URL")
 pytestmark = pytest.mark.skipif(
@@ -91,3 +91,22 @@ def test_a_stop_sent_to_one_worker_stops_the_run_on_the_other(
     with b.client("tok-alice") as alice:
         late = alice.post(f"/v1/runs/{run_id}/stop", json={"session_id": "shared"})
     assert (late.status_code, late.json()["error"]["type"]) == (409, "conflict")
+
+
+def test_a_steer_sent_to_one_worker_reaches_the_run_on_the_other(
+    workers: tuple[Running, Running], server: LocalLLMServer
+) -> None:
+    a, b = workers
+    server.add(ToolCalls([Call("slow_lookup", {"topic": "tides"})]), Text("Marées."))
+    reader = Reader(a, {"input": "Tides?", "session_id": "steered"}, token="tok-alice")
+    run_id = reader.first("tool_call").data["run_id"]
+    with b.client("tok-alice") as alice:
+        steered = alice.post(
+            f"/v1/runs/{run_id}/steer", json={"text": "Answer in French.", "session_id": "steered"}
+        )
+    assert steered.status_code == 202, steered.text
+    messages = reader.finish()
+    assert messages[-1].data["termination_reason"] == "completed"
+    steering = [m.data["text"] for m in messages if m.event == "steering"]
+    assert steering == ["Answer in French."]
+    assert {"role": "user", "content": "Answer in French."} in server.requests[1].messages
