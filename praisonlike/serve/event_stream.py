@@ -57,8 +57,12 @@ async def run_messages(live: LiveRun, ping_interval: float) -> AsyncIterator[dic
                 return
             yield _message(ident, item.event, item.data)
     finally:
-        if not live.finished.is_set() and not live.detach:
-            live.cancel.cancel(DISCONNECTED)
+        _client_gone(live)
+
+
+def _client_gone(live: LiveRun) -> None:
+    if not live.finished.is_set() and not live.detach:
+        live.cancel.cancel(DISCONNECTED)
 
 
 def sse_response(live: LiveRun, ping_interval: float) -> Any:
@@ -68,4 +72,13 @@ def sse_response(live: LiveRun, ping_interval: float) -> Any:
     headers = {"X-Run-Id": live.run_id, "Cache-Control": "no-store"}
     if live.session_id is not None:
         headers["X-Session-Id"] = live.session_id
-    return EventSourceResponse(run_messages(live, ping_interval), ping=0, headers=headers)
+
+    async def closed(message: Any) -> None:
+        _client_gone(live)
+
+    return EventSourceResponse(
+        run_messages(live, ping_interval),
+        ping=0,
+        headers=headers,
+        client_close_handler_callable=closed,
+    )
