@@ -86,10 +86,7 @@ def model_setting(parameter: str, value: object) -> LLMConfig | None:
 
 def named_model(parameter: str, value: object) -> str | LLMConfig | None:
     """Another model (``reflect_llm``): ``None`` or what :func:`model_entry` accepts."""
-    if value is None:
-        return None
-    with argument(parameter):
-        return model_entry(value, parameter)
+    return None if value is None else model_entry(value, parameter)
 
 
 def model_entries(parameter: str, value: object) -> tuple[str | LLMConfig, ...]:
@@ -98,11 +95,7 @@ def model_entries(parameter: str, value: object) -> tuple[str | LLMConfig, ...]:
         return ()
     if isinstance(value, str | Mapping | LLMConfig) or not isinstance(value, Sequence):
         raise _wrong_kind(parameter, "a list of model strings, dicts or LLMConfigs", value)
-    entries = []
-    for index, entry in enumerate(value):
-        with argument(parameter):
-            entries.append(model_entry(entry, f"{parameter}[{index}]"))
-    return tuple(entries)
+    return tuple(model_entry(entry, f"{parameter}[{index}]") for index, entry in enumerate(value))
 
 
 def check_prices(parameter: str, value: object) -> None:
