@@ -96,6 +96,12 @@ class Agent(
     environment at the first turn. ``fallback_models`` and ``reflect_llm``
     take the same forms (see :func:`praisonlike.llm.config.model_entry`).
 
+    An agent is one conversation and runs one turn at a time: a turn started
+    while another runs (from another thread or task) waits for it, then sees
+    its history; one started from inside the running turn (its tool, hook or
+    guardrail, or the loop consuming its events) raises
+    :class:`~praisonlike.errors.ConcurrentTurnError`.
+
     Raises:
         ConfigurationError: an argument is invalid; the message names it
             (``Agent(max_iterations=...): ...``). A value of the wrong kind
