@@ -2,8 +2,9 @@
 
 Every message has an ``id`` counting from 1 over the whole stream, pings
 included. Pings keep a fixed cadence from the start of the stream, whatever
-else is sent. If the client goes away before ``end``, the run is cancelled
-unless it was started with ``detach``.
+else is sent: a ping that is due goes before the next event. If the client
+goes away before ``end``, the run is cancelled unless it was started with
+``detach``.
 """
 
 from __future__ import annotations
@@ -43,13 +44,16 @@ async def run_messages(live: LiveRun, ping_interval: float) -> AsyncIterator[dic
             ),
         )
         while True:
-            wait = next_ping - loop.time()
-            try:
-                item = await asyncio.wait_for(live.queue.get(), timeout=max(wait, 0.0))
-            except asyncio.TimeoutError:
-                next_ping += ping_interval
+            now = loop.time()
+            if now >= next_ping:
+                while next_ping <= now:
+                    next_ping += ping_interval
                 ident += 1
                 yield _message(ident, "ping", json.dumps({"time": time.time()}))
+                continue
+            try:
+                item = await asyncio.wait_for(live.queue.get(), timeout=next_ping - now)
+            except asyncio.TimeoutError:
                 continue
             ident += 1
             if item is None:
