@@ -7,18 +7,26 @@ place (:meth:`_open_turn`, :meth:`_close_turn`), so history, results and
 errors are handled identically on every path: a turn that fails leaves
 ``chat_history`` exactly as it was and raises a typed error.
 
+Turns of one agent run one at a time (see :mod:`praisonlike.agent.turn_gate`):
+a turn started while another runs waits for it (a thread blocks, a task
+awaits) and then sees its history; one started from inside the running turn
+raises :class:`~praisonlike.errors.ConcurrentTurnError`. A stream holds the
+agent from its first ``next()`` until it ends or is closed.
+
 Uses from ``self``: ``_history``, ``_last_result``, ``_open_turn`` and ``_close_turn``
 (TurnMixin).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from praisonlike.agent.turn import Turn
+    from praisonlike.agent.turn_gate import TurnGate
     from praisonlike.cancellation import CancelToken
     from praisonlike.events import Event
     from praisonlike.result import RunResult
@@ -40,6 +48,32 @@ class ChatMixin:
 
         def _forget_context(self) -> None: ...
 
+    def _turn_gate(self) -> TurnGate:
+        gate: TurnGate | None = vars(self).get("_turn_gate_instance")
+        if gate is None:
+            from praisonlike.agent.turn_gate import TurnGate
+
+            gate = vars(self).setdefault("_turn_gate_instance", TurnGate())
+        return gate
+
+    @contextmanager
+    def _turn_slot(self) -> Iterator[None]:
+        gate = self._turn_gate()
+        gate.enter()
+        try:
+            yield
+        finally:
+            gate.leave()
+
+    @asynccontextmanager
+    async def _aturn_slot(self) -> AsyncIterator[None]:
+        gate = self._turn_gate()
+        await gate.aenter()
+        try:
+            yield
+        finally:
+            gate.leave()
+
     def chat(
         self,
         prompt: str,
@@ -56,7 +90,9 @@ class ChatMixin:
 
         ``tools=None`` offers the agent's tools; ``tools=[]`` offers none for this
         call. Raises a :class:`praisonlike.errors.PraisonlikeError` on failure; never
-        returns ``None`` or an empty string to mean failure.
+        returns ``None`` or an empty string to mean failure. Waits while another
+        turn of this agent runs; raises :class:`~praisonlike.errors.ConcurrentTurnError`
+        when called from inside one.
         """
         options = dict(
             tools=tools,
@@ -66,10 +102,11 @@ class ChatMixin:
             output_pydantic=output_pydantic,
             output_json=output_json,
         )
-        turn = self._open_turn(prompt, stream=stream, options=options)
-        for _ in turn.events():
-            pass
-        return self._close_turn(turn).output
+        with self._turn_slot():
+            turn = self._open_turn(prompt, stream=stream, options=options)
+            for _ in turn.events():
+                pass
+            return self._close_turn(turn).output
 
     async def achat(
         self,
@@ -83,7 +120,10 @@ class ChatMixin:
         output_json: dict[str, Any] | None = None,
         stream: bool = False,
     ) -> Any:
-        """The async twin of :meth:`chat`: same loop, same history, same errors."""
+        """The async twin of :meth:`chat`: same loop, same history, same errors.
+
+        Waiting for another turn of this agent does not block the event loop.
+        """
         options = dict(
             tools=tools,
             images=images,
@@ -92,10 +132,11 @@ class ChatMixin:
             output_pydantic=output_pydantic,
             output_json=output_json,
         )
-        turn = self._open_turn(prompt, stream=stream, options=options)
-        async for _ in turn.aevents():
-            pass
-        return self._close_turn(turn).output
+        async with self._aturn_slot():
+            turn = self._open_turn(prompt, stream=stream, options=options)
+            async for _ in turn.aevents():
+                pass
+            return self._close_turn(turn).output
 
     def iter_stream(
         self,
@@ -131,12 +172,14 @@ class ChatMixin:
         output_pydantic: type[Any] | None = None,
         output_json: dict[str, Any] | None = None,
         stream: bool = True,
-    ) -> Iterator[Event]:
+    ) -> Generator[Event, None, None]:
         """Yield every event of a turn, ending with ``run_finished``.
 
         If the turn failed, the typed error is raised after ``run_finished``.
         Leaving the loop early abandons the turn: it is cancelled and history
-        is left as it was before the turn.
+        is left as it was before the turn. The turn starts at the first
+        ``next()`` (waiting while another turn of this agent runs) and holds
+        the agent until the stream ends or is closed.
         """
         options = dict(
             tools=tools,
@@ -146,13 +189,14 @@ class ChatMixin:
             output_pydantic=output_pydantic,
             output_json=output_json,
         )
-        turn = self._open_turn(prompt, stream=stream, options=options)
-        try:
-            yield from turn.events()
-        except GeneratorExit:
-            self._abandon_turn(turn)
-            raise
-        self._close_turn(turn)
+        with self._turn_slot():
+            turn = self._open_turn(prompt, stream=stream, options=options)
+            try:
+                yield from turn.events()
+            except GeneratorExit:
+                self._abandon_turn(turn)
+                raise
+            self._close_turn(turn)
 
     async def astream_events(
         self,
@@ -165,7 +209,7 @@ class ChatMixin:
         output_pydantic: type[Any] | None = None,
         output_json: dict[str, Any] | None = None,
         stream: bool = True,
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """The async twin of :meth:`stream_events`."""
         options = dict(
             tools=tools,
@@ -175,14 +219,15 @@ class ChatMixin:
             output_pydantic=output_pydantic,
             output_json=output_json,
         )
-        turn = self._open_turn(prompt, stream=stream, options=options)
-        try:
-            async for event in turn.aevents():
-                yield event
-        except GeneratorExit:
-            self._abandon_turn(turn)
-            raise
-        self._close_turn(turn)
+        async with self._aturn_slot():
+            turn = self._open_turn(prompt, stream=stream, options=options)
+            try:
+                async for event in turn.aevents():
+                    yield event
+            except GeneratorExit:
+                self._abandon_turn(turn)
+                raise
+            self._close_turn(turn)
 
     @property
     def last_result(self) -> RunResult | None:

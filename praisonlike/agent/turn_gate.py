@@ -10,7 +10,9 @@ A turn started by code that runs inside a turn of the same agent (one of its
 tools, hooks or guardrails, or the loop consuming its events) would wait for
 itself forever, so it raises :class:`ConcurrentTurnError` at once. "Inside" is
 tracked with a context variable, which follows the turn into its tool threads
-and tasks.
+and tasks. An ``async for`` over ``astream_events`` left with ``break`` is
+closed by the event loop a moment later; a task starting a turn right after it
+first lets the loop do that.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from praisonlike.errors import ConcurrentTurnError
 
 if TYPE_CHECKING:
     import asyncio
+
+_FINALIZER_ROUNDS = 8
+"""Loop iterations a task gives an ``astream_events`` it left with ``break`` to be
+closed by the loop's async-generator finalizer before its re-entry counts."""
 
 _turns_inside: ContextVar[frozenset[object]] = ContextVar(
     "praisonlike_turns_inside", default=frozenset()
@@ -80,6 +86,10 @@ class TurnGate:
         """Wait, without blocking the event loop, until no other turn of the agent runs."""
         import asyncio
 
+        for _ in range(_FINALIZER_ROUNDS):
+            if not self._inside():
+                break
+            await asyncio.sleep(0)
         self._refuse_reentry()
         waiter = _TaskWaiter(asyncio.get_running_loop())
         if not self._take_or_queue(waiter):
@@ -98,9 +108,12 @@ class TurnGate:
             _turns_inside.set(inside - {holder})
         self._pass_on()
 
-    def _refuse_reentry(self) -> None:
+    def _inside(self) -> bool:
         holder = self._holder
-        if holder is not None and holder in _turns_inside.get():
+        return holder is not None and holder in _turns_inside.get()
+
+    def _refuse_reentry(self) -> None:
+        if self._inside():
             raise ConcurrentTurnError(
                 "a turn of this agent was started from inside its running turn (from a tool, "
                 "hook or guardrail, or while consuming its events); it would wait for itself. "

@@ -12,6 +12,8 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+import pytest
+
 from praisonlike import Agent
 from praisonlike.agent.guardrails import GuardrailConfig, GuardrailResult
 from praisonlike.hooks import HookContext, HookEvent
@@ -38,70 +40,33 @@ def run_on_own_loop(main: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
     return box["value"]
 
 
-class Handshake:
+class Releaser:
     """User code waits in :meth:`wait` until another task on the same loop releases it."""
 
     def __init__(self) -> None:
-        self.waiting = asyncio.Event()
-        self.released = asyncio.Event()
+        self._requests: asyncio.Queue[asyncio.Event] = asyncio.Queue()
 
     async def wait(self) -> None:
-        self.waiting.set()
-        await self.released.wait()
+        released = asyncio.Event()
+        self._requests.put_nowait(released)
+        await released.wait()
 
-    async def release(self) -> None:
-        await self.waiting.wait()
-        self.released.set()
-
-
-async def chat_while_releasing(agent: Agent, prompt: str, handshake: Handshake) -> str:
-    answer, _ = await asyncio.gather(agent.achat(prompt), handshake.release())
-    return str(answer)
+    async def serve(self) -> None:
+        while True:
+            (await self._requests.get()).set()
 
 
-def test_async_output_guardrail_awaits_on_the_callers_loop(
+async def chat_while_releasing(agent: Agent, prompt: str, releaser: Releaser) -> str:
+    serving = asyncio.create_task(releaser.serve())
+    try:
+        return str(await agent.achat(prompt))
+    finally:
+        serving.cancel()
+
+
+def test_async_guardrail_and_hooks_await_on_the_callers_loop(
     server: LocalLLMServer, llm: dict[str, Any]
 ) -> None:
-    server.add(Text("hello"))
-    loops: list[asyncio.AbstractEventLoop] = []
-
-    async def main() -> str:
-        handshake = Handshake()
-
-        async def polite(output: str) -> GuardrailResult:
-            loops.append(asyncio.get_running_loop())
-            await handshake.wait()
-            return GuardrailResult(ok=False, fixed_output=output.upper())
-
-        agent = Agent(instructions="x", llm=llm, guardrails=GuardrailConfig(output=polite))
-        answer = await chat_while_releasing(agent, "greet", handshake)
-        assert loops == [asyncio.get_running_loop()]
-        return answer
-
-    assert run_on_own_loop(main) == "HELLO"
-
-
-def test_async_guardrail_errors_reach_the_caller(
-    server: LocalLLMServer, llm: dict[str, Any]
-) -> None:
-    server.add(Text("hello"))
-
-    async def broken(output: str) -> GuardrailResult:
-        raise LookupError("no verdict")
-
-    async def main() -> str:
-        agent = Agent(instructions="x", llm=llm, guardrails=GuardrailConfig(output=broken))
-        try:
-            await agent.achat("greet")
-        except LookupError as exc:
-            assert agent.chat_history == []
-            return str(exc)
-        return "no error"
-
-    assert run_on_own_loop(main) == "no verdict"
-
-
-def test_async_hooks_await_on_the_callers_loop(server: LocalLLMServer, llm: dict[str, Any]) -> None:
     server.extend([ToolCalls([Call("shout", {"text": "hi"})]), Text("done")])
     seen: list[str] = []
 
@@ -110,34 +75,60 @@ def test_async_hooks_await_on_the_callers_loop(server: LocalLLMServer, llm: dict
         return text.upper()
 
     async def main() -> str:
-        handshake = Handshake()
         loop = asyncio.get_running_loop()
+        releaser = Releaser()
 
         async def record(ctx: HookContext) -> None:
             assert asyncio.get_running_loop() is loop
-            await handshake.wait()
+            await releaser.wait()
             seen.append(ctx.event.value)
+
+        async def checked(output: str) -> GuardrailResult:
+            assert asyncio.get_running_loop() is loop
+            await releaser.wait()
+            seen.append("guardrail")
+            return GuardrailResult(ok=False, fixed_output=output.upper())
 
         agent = Agent(
             instructions="x",
             llm=llm,
             tools=[shout],
             hooks={HookEvent.BEFORE_LLM: record, HookEvent.AFTER_TOOL: record},
+            guardrails=GuardrailConfig(output=checked),
         )
-        return await chat_while_releasing(agent, "go", handshake)
+        return await chat_while_releasing(agent, "go", releaser)
 
-    assert run_on_own_loop(main) == "done"
-    assert seen == ["before_llm", "after_tool", "before_llm"]
+    assert run_on_own_loop(main) == "DONE"
+    assert seen == ["before_llm", "after_tool", "before_llm", "guardrail"]
 
 
-def test_async_guardrail_still_works_under_chat(
+def test_an_async_guardrail_error_reaches_the_caller_under_achat_and_chat(
     server: LocalLLMServer, llm: dict[str, Any]
 ) -> None:
-    server.extend([Text("HELLO"), Text("hello")])
+    server.default = Text("hello")
 
-    async def no_shouting(output: str) -> GuardrailResult:
+    async def main() -> str:
+        releaser = Releaser()
+
+        async def broken(output: str) -> GuardrailResult:
+            await releaser.wait()
+            raise LookupError(f"no verdict on {output}")
+
+        agent = Agent(instructions="x", llm=llm, guardrails=GuardrailConfig(output=broken))
+        try:
+            await chat_while_releasing(agent, "greet", releaser)
+        except LookupError as exc:
+            assert agent.chat_history == []
+            return str(exc)
+        return "no error"
+
+    assert run_on_own_loop(main) == "no verdict on hello"
+
+    async def failing(output: str) -> GuardrailResult:
         await asyncio.sleep(0)
-        return GuardrailResult(ok=not output.isupper(), feedback="do not shout")
+        raise LookupError(f"no verdict on {output}")
 
-    agent = Agent(instructions="x", llm=llm, guardrails=GuardrailConfig(output=no_shouting))
-    assert agent.chat("greet") == "hello"
+    agent = Agent(instructions="x", llm=llm, guardrails=GuardrailConfig(output=failing))
+    with pytest.raises(LookupError, match="no verdict on hello"):
+        agent.chat("greet")
+    assert agent.chat_history == []
