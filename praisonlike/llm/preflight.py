@@ -26,9 +26,10 @@ The rules, so a caller can predict the verdict:
   authenticate other ways too (AWS profiles, Google application credentials,
   Azure AD, a local Ollama): only missing ``*_API_KEY`` / ``*_API_TOKEN``
   variables fail the check.
-* A verdict that lets the call through is remembered per (model, api_base, key
-  given, custom provider, credential in the extra parameters); a failing one is
-  not, so setting the variable fixes the next call without a restart.
+* LiteLLM's provider for a model is remembered per (model, api_base, custom
+  provider); a refusal is not. The environment is read again at each call that
+  needs the key check (only calls with neither ``api_key`` nor ``api_base``), so
+  setting or removing a variable takes effect on the next call.
 """
 
 from __future__ import annotations
@@ -57,17 +58,16 @@ def check_model(llm: LLMConfig) -> None:
     """Raise :class:`UnknownModelError` or :class:`MissingCredentialsError` when a
     request for ``llm`` cannot work (see the module docstring); return otherwise.
 
-    Sends nothing. Fast: a passing verdict is remembered, a failing one costs a
-    few lookups in LiteLLM's tables.
+    Sends nothing. Fast: the provider of a model is looked up once; the
+    environment is read again at each call that needs it.
     """
-    provider = llm.extra.get("custom_llm_provider")
-    _check(
-        llm.model,
-        llm.api_base,
-        llm.api_key is not None,
-        provider if isinstance(provider, str) and provider else None,
-        _carries_credentials(llm.extra),
-    )
+    custom = llm.extra.get("custom_llm_provider")
+    custom_provider = custom if isinstance(custom, str) and custom else None
+    provider = _provider(llm.model, llm.api_base, custom_provider)
+    if llm.api_key is not None or llm.api_base or _carries_credentials(llm.extra):
+        return
+    routed = llm.model if custom_provider is None else f"{custom_provider}/{llm.model}"
+    _check_environment(llm.model, routed, provider)
 
 
 def _carries_credentials(extra: Mapping[str, Any]) -> bool:
@@ -78,13 +78,8 @@ def _carries_credentials(extra: Mapping[str, Any]) -> bool:
 
 
 @functools.lru_cache(maxsize=512)
-def _check(
-    model: str,
-    api_base: str | None,
-    has_key: bool,
-    custom_provider: str | None,
-    extra_credentials: bool,
-) -> None:
+def _provider(model: str, api_base: str | None, custom_provider: str | None) -> str:
+    """LiteLLM's provider for ``model``; remembered, except a refusal."""
     litellm = load_litellm()
     try:
         _, provider, _, _ = litellm.get_llm_provider(
@@ -92,9 +87,13 @@ def _check(
         )
     except Exception:
         raise _unknown_model(model, litellm) from None
-    if has_key or api_base or extra_credentials or _key_set_in_litellm(litellm, provider):
+    return str(provider)
+
+
+def _check_environment(model: str, routed: str, provider: str) -> None:
+    litellm = load_litellm()
+    if _key_set_in_litellm(litellm, provider):
         return
-    routed = model if custom_provider is None else f"{custom_provider}/{model}"
     missing = [
         str(name) for name in litellm.validate_environment(model=routed).get("missing_keys") or ()
     ]

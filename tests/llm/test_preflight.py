@@ -81,7 +81,7 @@ def test_either_of_two_variables_is_named(server: LocalLLMServer) -> None:
     assert "GEMINI_API_KEY" in str(raised.value)
 
 
-def test_setting_the_variable_fixes_the_next_call(
+def test_setting_or_removing_the_variable_counts_at_the_next_call(
     server: LocalLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     agent = primed(server, "anthropic/claude-3-5-haiku-latest")
@@ -92,6 +92,10 @@ def test_setting_the_variable_fixes_the_next_call(
 
     # past the check, the suite's network guard is what stops the call now
     with pytest.raises(ModelRequestBlockedError):
+        agent.chat("hello")
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    with pytest.raises(MissingCredentialsError):
         agent.chat("hello")
 
 
