@@ -14,7 +14,6 @@ Uses from ``self``: ``name``, ``session_id``, ``memory_config``, ``usage_tracker
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from collections.abc import Mapping
@@ -56,17 +55,23 @@ class MemoryConfig:
     ``history_rounds`` answered turns are loaded as history; with
     ``history_tokens``, the oldest of them are left out until the rest fit
     that many tokens, counted with the agent's token counter (the model's
-    tokenizer, as for the context budget).
+    tokenizer, as for the context budget). ``summary_model`` takes what an
+    ``Agent(fallback_models=...)`` entry takes, with the same rule for a string.
     """
 
     store: Any = None
     history_rounds: int = 10
     history_tokens: int | None = None
     long_term: bool = True
-    summary_model: str | None = None
+    summary_model: str | LLMConfig | None = None
     owner: str | None = None
 
     def __post_init__(self) -> None:
+        if self.summary_model is not None:
+            from praisonlike.llm.config import model_entry
+
+            entry = model_entry(self.summary_model, "MemoryConfig.summary_model")
+            object.__setattr__(self, "summary_model", entry)
         if self.history_rounds < 0:
             raise ValueError("history_rounds must be >= 0")
         if self.history_tokens is not None and self.history_tokens < 1:
@@ -101,6 +106,7 @@ class MemoryMixin:
     _summary_threads: list[threading.Thread]
     _memory_lock: threading.Lock
     _tool_registry: ToolRegistry
+    llm_config: LLMConfig | None
 
     if TYPE_CHECKING:
 
@@ -269,11 +275,9 @@ class MemoryMixin:
         assert config is not None
         models = self._turn_models()
         if config.summary_model:
-            from praisonlike.agent.model_resolution import resolve_llm
+            from praisonlike.agent.model_resolution import named_llm
 
-            summary = resolve_llm(
-                dataclasses.replace(models[0], model=config.summary_model, fallback_models=())
-            )
+            summary = named_llm(self.llm_config, config.summary_model)
             models = [summary, *(m for m in models if m.model != summary.model)]
         limit = self.execution.max_execution_time
         return TurnSpec(

@@ -11,13 +11,16 @@ and key and inherits nothing.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from praisonlike import Agent, ExecutionConfig, LLMConfig
+from praisonlike.agent.memory import MemoryConfig
 from praisonlike.errors import ModelRequestBlockedError
-from praisonlike.events import FallbackEvent
+from praisonlike.events import ErrorEvent, FallbackEvent
+from praisonlike.memory import SQLiteStore
 from praisonlike.testing import Fault, LocalLLMServer, Text
 
 CANARY = "sk-openai-canary"
@@ -154,3 +157,39 @@ def test_reflect_llm_string_on_the_primary_provider_uses_the_primary_endpoint(
     assert [r.model for r in server.requests] == ["test-model", "judge"]
     assert bearer(server) == [f"Bearer {CANARY}"] * 2
     assert agent.reflect_llm == "openai/judge"
+
+
+def test_summary_model_as_a_config_writes_the_summary_on_its_own_endpoint(
+    server: LocalLLMServer, backup: LocalLLMServer, tmp_path: Path
+) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    server.add(Text("Nice to meet you, Ada."))
+    backup.add(Text("The user is called Ada."))
+    writer = {"model": "openai/summariser", "api_base": backup.url, "api_key": "sk-summary"}
+    memory = MemoryConfig(store=store, summary_model=writer)
+    with agent_on(server, session_id="s1", memory=memory) as agent:
+        agent.chat("My name is Ada")
+        agent.wait_for_summaries()
+
+    assert store.get_summary("s1") == "The user is called Ada."
+    assert bearer(server) == [f"Bearer {CANARY}"]
+    assert [r.model for r in backup.requests] == ["summariser"]
+    assert bearer(backup) == ["Bearer sk-summary"]
+
+
+def test_a_summary_model_on_another_provider_is_not_sent_to_the_primary_endpoint(
+    server: LocalLLMServer, tmp_path: Path
+) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    server.default = Text("fine")
+    errors: list[ErrorEvent] = []
+    memory = MemoryConfig(store=store, summary_model=ANTHROPIC)
+    on_event = [lambda e: errors.append(e) if isinstance(e, ErrorEvent) else None]
+    with agent_on(server, session_id="s1", memory=memory, on_event=on_event) as agent:
+        agent.chat("My name is Ada")
+        agent.wait_for_summaries()
+
+    assert [e.error_type for e in errors] == ["ModelRequestBlockedError"]
+    assert ANTHROPIC in errors[0].message and server.url not in errors[0].message
+    assert server.request_count == 1
+    assert store.get_summary("s1") is None
