@@ -72,8 +72,8 @@ def report(exc: BaseException, output: Output, *, debug: bool) -> ExitCode:
     if debug:
         text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         output.err.print(text.rstrip(), markup=False, highlight=False, soft_wrap=True)
-    output.error(describe(exc))
     hint = hint_for(exc)
+    output.error(without_hint(describe(exc), hint))
     if hint:
         output.hint(hint)
     elif not debug and not isinstance(exc, PraisonlikeError):
@@ -89,6 +89,16 @@ def describe(exc: BaseException) -> str:
         return "interrupted"
     message = str(exc) or "(no message)"
     return f"{type(exc).__name__}: {message}"
+
+
+def without_hint(line: str, hint: str | None) -> str:
+    """``line`` without a copy of ``hint`` the message carries (the hint gets its own line)."""
+    if not hint:
+        return line
+    for copy in (f" ({hint})", f"; {hint}", f". {hint}", hint):
+        if copy in line:
+            return one_line(line.replace(copy, "", 1))
+    return line
 
 
 def hint_for(exc: BaseException) -> str | None:

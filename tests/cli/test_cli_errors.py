@@ -87,3 +87,19 @@ def test_an_error_that_carries_a_hint_gets_that_hint() -> None:
         "praisonlike: error: QuotaError: quota used up",
         "praisonlike: hint: raise the quota in the provider's console",
     ]
+
+
+class SpellingError(PraisonlikeError):
+    hint = "spell it provider/model"
+
+    def __init__(self) -> None:
+        super().__init__(f"unknown model 'gpt-9' ({self.hint})")
+
+
+def test_a_hint_the_message_repeats_is_printed_once() -> None:
+    stderr = io.StringIO()
+    report(SpellingError(), Output.create(stdout=io.StringIO(), stderr=stderr), debug=False)
+    assert stderr.getvalue().splitlines() == [
+        "praisonlike: error: SpellingError: unknown model 'gpt-9'",
+        "praisonlike: hint: spell it provider/model",
+    ]
