@@ -5,8 +5,10 @@ Exit codes a script may rely on:
 * ``0`` success;
 * ``1`` the command ran and failed (a model error, a tool error, a timeout, a
   budget stop, a malformed skill, a missing session, an unexpected error);
-* ``2`` the command cannot run as configured (bad arguments, no model, an
-  unknown model for ``models info``, a tool that cannot be imported);
+* ``2`` the command cannot run as configured (bad arguments, no model, any
+  :class:`~praisonlike.errors.ConfigurationError` such as a missing API key or
+  a model name LiteLLM cannot resolve, an unknown model for ``models info``, a
+  tool that cannot be imported);
 * ``130`` the turn was cancelled with Ctrl-C.
 """
 

@@ -103,3 +103,16 @@ def test_a_hint_the_message_repeats_is_printed_once() -> None:
         "praisonlike: error: SpellingError: unknown model 'gpt-9'",
         "praisonlike: hint: spell it provider/model",
     ]
+
+
+def test_a_missing_key_is_one_line_one_hint_and_exit_2(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("PRAISONLIKE_API_KEY", raising=False)
+    code, out, err = run_main(["chat", "hi", "--model", "gpt-4o-mini"], capsys)
+    assert code == 2
+    [error] = lines_with("praisonlike: error: ", err)
+    assert "OPENAI_API_KEY" in error
+    assert len(lines_with("praisonlike: hint: ", err)) == 1
+    assert "OPENAI_API_KEY" not in out
