@@ -20,12 +20,12 @@ from praisonlike.serve.runs import LiveRun
 DISCONNECTED = "the client disconnected"
 
 
-def _message(ident: int, event: str, data: str) -> dict[str, Any]:
-    return {"id": str(ident), "event": event, "data": data}
+def _message(ident: int, event: str, data: str) -> bytes:
+    return f"id: {ident}\r\nevent: {event}\r\ndata: {data}\r\n\r\n".encode()
 
 
-async def run_messages(live: LiveRun, ping_interval: float) -> AsyncIterator[dict[str, Any]]:
-    """The messages of ``live``'s stream, as dicts for sse-starlette."""
+async def run_messages(live: LiveRun, ping_interval: float) -> AsyncIterator[bytes]:
+    """The encoded messages of ``live``'s stream; events already queued go out in one write."""
     ident = 0
     loop = asyncio.get_running_loop()
     next_ping = loop.time() + ping_interval
@@ -51,15 +51,26 @@ async def run_messages(live: LiveRun, ping_interval: float) -> AsyncIterator[dic
                 ident += 1
                 yield _message(ident, "ping", json.dumps({"time": time.time()}))
                 continue
-            try:
-                item = await asyncio.wait_for(live.queue.get(), timeout=next_ping - now)
-            except asyncio.TimeoutError:
-                continue
-            ident += 1
+            if not live.queue.empty():
+                item = live.queue.get_nowait()
+            else:
+                try:
+                    item = await asyncio.wait_for(live.queue.get(), timeout=next_ping - now)
+                except asyncio.TimeoutError:
+                    continue
+            chunk = bytearray()
+            while item is not None:
+                ident += 1
+                chunk += _message(ident, item.event, item.data)
+                if live.queue.empty():
+                    break
+                item = live.queue.get_nowait()
             if item is None:
-                yield _message(ident, "end", json.dumps(live.end_data()))
+                ident += 1
+                chunk += _message(ident, "end", json.dumps(live.end_data()))
+                yield bytes(chunk)
                 return
-            yield _message(ident, item.event, item.data)
+            yield bytes(chunk)
     finally:
         _client_gone(live)
 
