@@ -10,33 +10,11 @@ only ever goes to its own provider.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 from collections.abc import Sequence
 
 from praisonlike.agent.default_model import default_model
 from praisonlike.llm.config import LLMConfig
-
-LOCAL_PROVIDER = "local"
-
-
-def is_local_model(model: str) -> bool:
-    return model == "local" or model.startswith("local/")
-
-
-@functools.lru_cache(maxsize=256)
-def provider_of(model: str) -> str | None:
-    """The provider LiteLLM routes ``model`` to (``"openai"`` for ``"gpt-4o-mini"``),
-    ``"local"`` for the bundled model, ``None`` when LiteLLM cannot tell."""
-    if is_local_model(model):
-        return LOCAL_PROVIDER
-    from praisonlike.llm.backend import load_litellm
-
-    try:
-        _, provider, _, _ = load_litellm().get_llm_provider(model=model)
-    except Exception:
-        return None
-    return str(provider) if provider else None
+from praisonlike.llm.providers import is_local_model, related_config
 
 
 def resolve_llm(config: LLMConfig | None) -> LLMConfig:
@@ -56,27 +34,15 @@ def named_llm(configured: LLMConfig | None, entry: str | LLMConfig) -> LLMConfig
     """The configuration a model named next to ``configured`` (the agent's own
     ``llm``, ``None`` when it comes from the environment) is called with, resolved.
 
-    An :class:`LLMConfig` is used as it is. A string on the provider of
-    ``configured`` takes all its settings (endpoint, key, ``extra``, ...) but
-    its fallbacks; a string on another provider takes only ``temperature``,
-    ``max_tokens`` and ``timeout``, and LiteLLM finds its endpoint and key in
-    that provider's environment variables, as for a primary model.
+    An :class:`LLMConfig` is used as it is; a string is configured by
+    :func:`praisonlike.llm.providers.related_config` (the agent's settings only
+    on the agent's provider), or from the environment when ``configured`` is None.
     """
     if isinstance(entry, LLMConfig):
         return resolve_llm(entry)
     if configured is None:
         return resolve_llm(LLMConfig(model=entry))
-    provider = provider_of(entry)
-    if provider is not None and provider == provider_of(configured.model):
-        return resolve_llm(dataclasses.replace(configured, model=entry, fallback_models=()))
-    return resolve_llm(
-        LLMConfig(
-            model=entry,
-            temperature=configured.temperature,
-            max_tokens=configured.max_tokens,
-            timeout=configured.timeout,
-        )
-    )
+    return resolve_llm(related_config(configured, entry))
 
 
 def fallback_entries(

@@ -42,6 +42,7 @@ from praisonlike.llm.accounting import BudgetVerdict
 from praisonlike.llm.config import LLMConfig
 from praisonlike.llm.errors import classify_llm_error, to_llm_error
 from praisonlike.llm.protocol import CallModel, InvokeHook, ModelFailed, ModelReply, Sleep
+from praisonlike.llm.providers import related_config
 from praisonlike.llm.tool_grammar import TurnGrammar
 from praisonlike.llm.turn_spec import TurnSpec
 from praisonlike.result import TerminationReason, ToolMode
@@ -332,7 +333,7 @@ class ModelRounds:
             return prepared
         llm = self._llm
         if self.spec.context.summary_model:
-            llm = dataclasses.replace(llm, model=self.spec.context.summary_model)
+            llm = related_config(llm, self.spec.context.summary_model)
         outcome = yield CallModel(
             llm=llm,
             messages=request,

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from praisonlike import Agent, ExecutionConfig, LLMConfig
+from praisonlike import Agent, ContextConfig, ExecutionConfig, LLMConfig
 from praisonlike.agent.memory import MemoryConfig
 from praisonlike.errors import ModelRequestBlockedError
-from praisonlike.events import ErrorEvent, FallbackEvent
+from praisonlike.events import CompactionEvent, ErrorEvent, FallbackEvent
 from praisonlike.memory import SQLiteStore
 from praisonlike.testing import Fault, LocalLLMServer, Text
 
@@ -193,3 +193,27 @@ def test_a_summary_model_on_another_provider_is_not_sent_to_the_primary_endpoint
     assert ANTHROPIC in errors[0].message and server.url not in errors[0].message
     assert server.request_count == 1
     assert store.get_summary("s1") is None
+
+
+def test_a_compaction_summary_model_on_another_provider_is_not_sent_to_the_primary_endpoint(
+    server: LocalLLMServer,
+) -> None:
+    server.default = Text("Noted: " + "lorem ipsum dolor sit amet " * 12)
+    context = ContextConfig(
+        max_context_tokens=2000,
+        reserve_output_tokens=200,
+        strategy="summarise",
+        summary_model=ANTHROPIC,
+    )
+    agent = agent_on(server, context=context)
+    events: list[Any] = []
+    for n in range(30):
+        events = list(agent.stream_events(f"Question {n}: " + "alpha beta gamma delta " * 15))
+        if any(isinstance(e, CompactionEvent) for e in events):
+            break
+
+    failures = [e for e in events if isinstance(e, ErrorEvent)]
+    assert [e.error_type for e in failures] == ["SummaryFailed"]
+    assert "the provider's default endpoint" in failures[0].message
+    assert {r.model for r in server.requests} == {"test-model"}
+    assert set(bearer(server)) == {f"Bearer {CANARY}"}
