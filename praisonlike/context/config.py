@@ -7,6 +7,7 @@ from typing import Literal, get_args
 
 from praisonlike.config_checks import is_int, is_number
 from praisonlike.errors import ConfigurationError
+from praisonlike.llm.config import LLMConfig, model_entry
 
 StrategyName = Literal["truncate", "sliding_window", "drop_oldest_tools", "summarise"]
 STRATEGIES: tuple[str, ...] = get_args(StrategyName)
@@ -31,7 +32,8 @@ class ContextConfig:
     turn, before it drops any turn). ``tool_output_limit`` is a number of
     characters: a longer tool result is cut to its head and tail.
     ``max_context_tokens`` overrides the model's window; ``summary_model`` is
-    the model the ``summarise`` strategy should call (None: the agent's own).
+    the model the ``summarise`` strategy should call (None: the agent's own), a
+    string or a full configuration as :func:`~praisonlike.llm.config.model_entry` says.
 
     Raises :class:`~praisonlike.errors.ConfigurationError` (a ``ValueError``)
     naming every invalid field.
@@ -45,10 +47,17 @@ class ContextConfig:
     hard_cap: float = 0.95
     max_context_tokens: int | None = None
     reserve_output_tokens: int = 1024
-    summary_model: str | None = None
+    summary_model: str | LLMConfig | None = None
 
     def __post_init__(self) -> None:
         problems = _problems(self)
+        if self.summary_model is not None:
+            try:
+                object.__setattr__(
+                    self, "summary_model", model_entry(self.summary_model, "summary_model")
+                )
+            except ConfigurationError as exc:
+                problems.append(str(exc))
         if problems:
             raise ConfigurationError("invalid ContextConfig: " + "; ".join(problems))
 
@@ -85,8 +94,4 @@ def _problems(config: ContextConfig) -> list[str]:
                 f"reserve_output_tokens ({reserve}) must be smaller than "
                 f"max_context_tokens ({window})"
             )
-    if config.summary_model is not None and (
-        not isinstance(config.summary_model, str) or not config.summary_model.strip()
-    ):
-        problems.append("summary_model must be a non-empty string or None")
     return problems

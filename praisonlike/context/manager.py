@@ -34,6 +34,7 @@ from praisonlike.context.truncation import truncate_oversize_tools
 from praisonlike.context.turns import split_turns
 from praisonlike.context.window import context_window
 from praisonlike.errors import ConfigurationError
+from praisonlike.llm.config import LLMConfig
 
 INSURANCE_RATIO = 0.80
 SUMMARY_INPUT_RATIO = 0.60
@@ -310,7 +311,8 @@ class ContextManager:
         return finalise(self.counter, job, plan.kept, "summarise", request=request, pending=pending)
 
     def _summary_input_tokens(self) -> int:
-        model = self.config.summary_model
+        summary = self.config.summary_model
+        model = summary.model if isinstance(summary, LLMConfig) else summary
         if model is None or model == self.model:
             window = self.window
         else:

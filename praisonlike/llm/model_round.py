@@ -332,8 +332,9 @@ class ModelRounds:
         if not request:
             return prepared
         llm = self._llm
-        if self.spec.context.summary_model:
-            llm = related_config(llm, self.spec.context.summary_model)
+        summary = self.spec.context.summary_model
+        if summary:
+            llm = summary if isinstance(summary, LLMConfig) else related_config(llm, summary)
         outcome = yield CallModel(
             llm=llm,
             messages=request,

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 class ContextSeam(Protocol):
     """What the loop needs of the context manager (see :mod:`praisonlike.context`)."""
 
-    summary_model: str | None
+    summary_model: str | LLMConfig | None
 
     def route(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> Any: ...
 

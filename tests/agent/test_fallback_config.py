@@ -18,7 +18,7 @@ import pytest
 
 from praisonlike import Agent, ContextConfig, ExecutionConfig, LLMConfig
 from praisonlike.agent.memory import MemoryConfig
-from praisonlike.errors import ModelRequestBlockedError
+from praisonlike.errors import ConfigurationError, ModelRequestBlockedError
 from praisonlike.events import CompactionEvent, ErrorEvent, FallbackEvent
 from praisonlike.memory import SQLiteStore
 from praisonlike.testing import Fault, LocalLLMServer, Text
@@ -217,3 +217,35 @@ def test_a_compaction_summary_model_on_another_provider_is_not_sent_to_the_prima
     assert "the provider's default endpoint" in failures[0].message
     assert {r.model for r in server.requests} == {"test-model"}
     assert set(bearer(server)) == {f"Bearer {CANARY}"}
+
+
+def test_a_compaction_summary_model_as_a_config_summarises_on_its_own_endpoint(
+    server: LocalLLMServer, backup: LocalLLMServer
+) -> None:
+    server.default = Text("Noted: " + "lorem ipsum dolor sit amet " * 12)
+    backup.default = Text("SUMMARY: the user asked numbered questions.")
+    writer = LLMConfig(model="openai/summariser", api_base=backup.url, api_key="sk-summary")
+    context = ContextConfig(
+        max_context_tokens=2000,
+        reserve_output_tokens=200,
+        strategy="summarise",
+        summary_model=writer,
+    )
+    agent = agent_on(server, context=context)
+    for n in range(30):
+        agent.chat(f"Question {n}: " + "alpha beta gamma delta " * 15)
+        if backup.request_count:
+            break
+
+    assert [r.model for r in backup.requests] == ["summariser"]
+    assert bearer(backup) == ["Bearer sk-summary"]
+    assert "SUMMARY: the user asked" in str(server.requests[-1].messages)
+    assert set(bearer(server)) == {f"Bearer {CANARY}"}
+
+
+@pytest.mark.parametrize("bad", ["  ", {"api_base": "http://127.0.0.1:9/v1"}])
+def test_a_bad_summary_model_fails_when_the_config_is_built(bad: Any) -> None:
+    with pytest.raises(ConfigurationError, match="summary_model"):
+        ContextConfig(summary_model=bad)
+    with pytest.raises(ConfigurationError, match="summary_model"):
+        MemoryConfig(summary_model=bad)
