@@ -93,17 +93,22 @@ def _usage(result: Any) -> dict[str, int]:
 
 
 def _stream_response(live: LiveRun, model: str, created: int) -> Any:
-    from starlette.responses import StreamingResponse
+    from sse_starlette.sse import EventSourceResponse
 
-    return StreamingResponse(
+    async def closed(message: Any) -> None:
+        if not live.finished.is_set():
+            live.cancel.cancel(DISCONNECTED)
+
+    return EventSourceResponse(
         _chunks(live, model, created),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no", "X-Run-Id": live.run_id},
+        ping=0,
+        headers={"X-Run-Id": live.run_id},
+        client_close_handler_callable=closed,
     )
 
 
-async def _chunks(live: LiveRun, model: str, created: int) -> AsyncIterator[str]:
-    def chunk(delta: dict[str, Any], finish: str | None, **extra: Any) -> str:
+async def _chunks(live: LiveRun, model: str, created: int) -> AsyncIterator[bytes]:
+    def chunk(delta: dict[str, Any], finish: str | None, **extra: Any) -> bytes:
         data = {
             "id": f"chatcmpl-{live.run_id}",
             "object": "chat.completion.chunk",
@@ -112,7 +117,7 @@ async def _chunks(live: LiveRun, model: str, created: int) -> AsyncIterator[str]
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
             **extra,
         }
-        return f"data: {json.dumps(data)}\n\n"
+        return f"data: {json.dumps(data)}\n\n".encode()
 
     try:
         yield chunk({"role": "assistant", "content": ""}, None)
@@ -121,10 +126,10 @@ async def _chunks(live: LiveRun, model: str, created: int) -> AsyncIterator[str]
                 yield chunk({"content": json.loads(item.data)["text"]}, None)
         if live.error is not None or live.result is None:
             error = live.end_data()["error"] or {"type": "error", "message": "the run failed"}
-            yield f"data: {json.dumps(error_body(502, error['message']))}\n\n"
+            yield f"data: {json.dumps(error_body(502, error['message']))}\n\n".encode()
         else:
             yield chunk({}, "stop", usage=_usage(live.result))
-        yield "data: [DONE]\n\n"
+        yield b"data: [DONE]\n\n"
     finally:
         if not live.finished.is_set():
             live.cancel.cancel(DISCONNECTED)

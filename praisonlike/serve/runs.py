@@ -74,17 +74,14 @@ class RunRegistry:
 
     def __init__(self, control_poll_interval: float) -> None:
         self._runs: dict[str, LiveRun] = {}
-        self._sessions: dict[str, str] = {}
+        self._busy: set[str] = set()
         self._poll = control_poll_interval
 
     def get(self, run_id: str) -> LiveRun | None:
         return self._runs.get(run_id)
 
-    def __len__(self) -> int:
-        return len(self._runs)
-
     def session_busy(self, session_id: str) -> bool:
-        return session_id in self._sessions
+        return session_id in self._busy
 
     async def start(
         self,
@@ -106,12 +103,11 @@ class RunRegistry:
         cancel = CancelToken()
         stream = agent.astream_events(prompt, cancel_token=cancel)
         if session_id is not None:
-            self._sessions[session_id] = ""
+            self._busy.add(session_id)
         try:
             first = await stream.__anext__()
         except BaseException:
-            if session_id is not None:
-                self._sessions.pop(session_id, None)
+            self._busy.discard(session_id or "")
             raise
         live = LiveRun(
             run_id=first.run_id,
@@ -122,8 +118,6 @@ class RunRegistry:
             detach=detach,
         )
         self._runs[live.run_id] = live
-        if session_id is not None:
-            self._sessions[session_id] = live.run_id
         live.queue.put_nowait(StreamItem(first.type, first.model_dump_json()))
         live.task = asyncio.create_task(self._drive(live, stream, store))
         return live
@@ -145,8 +139,7 @@ class RunRegistry:
             if watcher is not None:
                 watcher.cancel()
             self._runs.pop(live.run_id, None)
-            if live.session_id is not None:
-                self._sessions.pop(live.session_id, None)
+            self._busy.discard(live.session_id or "")
             live.finished.set()
             live.queue.put_nowait(None)
 
