@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 
 import openai
 import pytest
-from serve_support import Running, serving
+from serve_support import Running, serving, wait_until
 
-from praisonlike import Agent, ExecutionConfig
+from praisonlike import Agent, ExecutionConfig, RunContext
 from praisonlike.testing import Call, Delay, LocalLLMServer, Text, ToolCalls
 
 
@@ -116,3 +118,33 @@ def test_served_turns_add_to_the_agents_usage(server: LocalLLMServer) -> None:
         client(running).chat.completions.create(model="m", messages=history)
     assert agent.usage.requests == 2
     assert agent.usage.total_tokens > 0
+
+
+def test_a_streaming_client_that_leaves_cancels_the_turn(server: LocalLLMServer) -> None:
+    seen: list[str] = []
+    started = threading.Event()
+
+    def watch(ctx: RunContext[None]) -> str:
+        """Wait until the run is cancelled (or give up)."""
+        started.set()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if ctx.cancel_token is not None and ctx.cancel_token.cancelled:
+                seen.append("cancelled")
+                return "cancelled"
+            time.sleep(0.02)
+        seen.append("not cancelled")
+        return "done"
+
+    agent = Agent(instructions="You answer.", llm=server.llm_config(), tools=[watch])
+    server.add(ToolCalls([Call("watch", {})]), Text("never read"))
+    with serving(agent.to_asgi(tokens={"tok-alice": "alice"})) as running:
+        stream = client(running).chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}], stream=True
+        )
+        next(iter(stream))
+        assert started.wait(20)
+        stream.close()
+        wait_until(lambda: seen, "the tool to see the run end")
+    assert seen == ["cancelled"]
+    assert len(server.requests) == 1
