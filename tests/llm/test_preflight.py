@@ -202,6 +202,23 @@ def test_an_unusable_last_fallback_raises_its_own_error(server: LocalLLMServer) 
     assert server.request_count == 1
 
 
+def test_a_primary_without_its_key_falls_back_without_a_request(server: LocalLLMServer) -> None:
+    agent = Agent(
+        instructions="You answer.",
+        llm="anthropic/claude-3-5-haiku-latest",
+        fallback_models=[server.llm_config("other-model")],
+    )
+    server.add(Text("from the fallback"))
+
+    events = list(agent.stream_events("hello"))
+
+    [fallback] = [e for e in events if e.type == "fallback"]
+    assert fallback.reason == "authentication"
+    assert [r.model for r in server.requests] == ["other-model"]
+    assert agent.last_result is not None
+    assert agent.last_result.output == "from the fallback"
+
+
 # -- a missing key reported by the provider ----------------------------------------------
 
 
