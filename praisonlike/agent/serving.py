@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
     from praisonlike.agent.memory import MemoryConfig
     from praisonlike.llm.config import ExecutionConfig
     from praisonlike.llm.usage import UsageTracker
@@ -41,7 +43,7 @@ class ServingMixin:
         max_body_bytes: int = 1 << 20,
         run_timeout: float | None = None,
         control_poll_interval: float = 0.5,
-    ) -> Any:
+    ) -> Starlette:
         """A Starlette app serving this agent (see docs/serving.md).
 
         ``tokens`` maps bearer tokens to owner names; without it the app

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from praisonlike.llm import backend
 from praisonlike.log import get_logger
@@ -20,6 +20,9 @@ from praisonlike.serve import openai_routes, run_routes, session_routes
 from praisonlike.serve.config import ServeConfig
 from praisonlike.serve.http_errors import ApiError, error_body
 from praisonlike.serve.state import ServerState
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 STATIC_DIR = Path(__file__).parent / "static"
 NO_AUTH_NOTICE = (
@@ -32,7 +35,7 @@ _log = get_logger("praisonlike.serve")
 Handler = Callable[[ServerState, Any, str | None], Awaitable[Any]]
 
 
-def create_app(agent: Any, config: ServeConfig | None = None) -> Any:
+def create_app(agent: Any, config: ServeConfig | None = None) -> Starlette:
     """A Starlette app serving ``agent`` as a template for every run (see ``Agent.to_asgi``)."""
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
