@@ -101,6 +101,8 @@ def create_app(agent: Any, config: ServeConfig | None = None) -> Starlette:
             _log.warning(NO_AUTH_NOTICE)
         await asyncio.to_thread(backend.load_litellm)
         yield
+        if state.owns_store:
+            await asyncio.to_thread(state.store.close)
 
     routes: list[Route | Mount] = [
         Route("/", page, methods=["GET"]),

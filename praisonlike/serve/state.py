@@ -20,15 +20,20 @@ class ServerState:
     store: Any
     auth: Authenticator
     runs: RunRegistry
+    owns_store: bool = False
+    """True when the app opened the store itself (it closes it at shutdown)."""
 
     @classmethod
     def build(cls, agent: Any, config: ServeConfig) -> ServerState:
+        store = agent.served_store(config.store)
+        given = [config.store, agent.memory_config.store if agent.memory_config else None]
         return cls(
             agent=agent,
             config=config,
-            store=agent.served_store(config.store),
+            store=store,
             auth=Authenticator(config.tokens),
             runs=RunRegistry(config.control_poll_interval),
+            owns_store=all(store is not g for g in given),
         )
 
     def run_timeout(self, requested: float | None) -> float | None:
