@@ -34,10 +34,10 @@ import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from typing import Any
 
 from praisonlike import errors
 from praisonlike.llm import backend
+from praisonlike.llm.error_chain import exception_chain, request_endpoint, safe_attr, socket_reason
 from praisonlike.llm.error_rules import (
     BUILTIN_TYPES,
     EXHAUSTED_QUOTA,
@@ -53,7 +53,6 @@ from praisonlike.llm.error_rules import (
     TYPE_NAMES,
     ErrorKind,
 )
-from praisonlike.llm.network_guard import endpoint_label
 from praisonlike.llm.redaction import redact_secrets
 
 _MAX_MESSAGE_CHARS = 2000
@@ -112,9 +111,9 @@ def to_llm_error(exc: BaseException, *, model: str | None, retried: int = 0) -> 
     verdict = classify_llm_error(exc)
     rule = RULES[verdict.kind]
     if model is None:
-        exc_model = _safe_attr(exc, "model")
+        exc_model = safe_attr(exc, "model")
         model = exc_model if isinstance(exc_model, str) and exc_model else None
-    endpoint = _endpoint(exc)
+    endpoint = request_endpoint(exc)
     return rule.error_type(
         _summary(verdict, rule.summary, endpoint, exc),
         model=model,
@@ -127,46 +126,11 @@ def to_llm_error(exc: BaseException, *, model: str | None, retried: int = 0) -> 
 
 def _summary(verdict: ErrorClass, summary: str, endpoint: str | None, exc: BaseException) -> str:
     if endpoint is not None and verdict.kind is ErrorKind.CONNECTION:
-        reason = _os_reason(exc) or verdict.message
+        reason = socket_reason(exc) or verdict.message
         return f"{summary}: could not reach {endpoint}" + (f" ({reason})" if reason else "")
     if endpoint is not None and verdict.kind is ErrorKind.TIMEOUT:
         summary = f"{summary}: no answer from {endpoint} in time"
     return f"{summary}: {verdict.message}" if verdict.message else summary
-
-
-def _chain(exc: BaseException) -> list[BaseException]:
-    """``exc`` and what it wraps (``original_exception``, else the cause or context)."""
-    found: list[BaseException] = []
-    inner: BaseException | None = exc
-    while inner is not None and len(found) < _MAX_CAUSE_DEPTH + 4 and inner not in found:
-        found.append(inner)
-        nested = _safe_attr(inner, "original_exception")
-        inner = (
-            nested if isinstance(nested, BaseException) else (inner.__cause__ or inner.__context__)
-        )
-    return found
-
-
-def _endpoint(exc: BaseException) -> str | None:
-    """The endpoint of the first request in the chain made by a transport (httpx,
-    openai): LiteLLM's own exceptions carry a placeholder request, so they are skipped."""
-    for inner in _chain(exc):
-        if type(inner).__module__.split(".")[0] == "litellm":
-            continue
-        url = _safe_attr(_safe_attr(inner, "request"), "url")
-        if url is not None:
-            return endpoint_label(str(url))
-    return None
-
-
-def _os_reason(exc: BaseException) -> str | None:
-    """The operating system's words for the deepest socket error in the chain."""
-    reasons = [
-        inner.strerror
-        for inner in _chain(exc)
-        if isinstance(inner, OSError) and isinstance(inner.strerror, str) and inner.strerror
-    ]
-    return reasons[-1] if reasons else None
 
 
 def _wrapped_transport_kind(exc: BaseException) -> ErrorKind | None:
@@ -179,7 +143,7 @@ def _wrapped_transport_kind(exc: BaseException) -> ErrorKind | None:
         return None
     found = [
         kind
-        for inner in _chain(exc)[1:]
+        for inner in exception_chain(exc)[1:]
         if (kind := TRANSPORT_KINDS.get(type(inner).__name__)) is not None
     ]
     if ErrorKind.MALFORMED_RESPONSE in found:
@@ -297,13 +261,6 @@ def _refine(kind: ErrorKind, text: str) -> ErrorKind:
     return kind
 
 
-def _safe_attr(obj: object, name: str) -> Any:
-    try:
-        return getattr(obj, name, None)
-    except Exception:
-        return None
-
-
 def _as_status(value: object) -> int | None:
     if isinstance(value, bool):
         return None
@@ -316,9 +273,9 @@ def _as_status(value: object) -> int | None:
 
 def _status_of(exc: BaseException) -> int | None:
     for value in (
-        _safe_attr(exc, "status_code"),
-        _safe_attr(exc, "status"),
-        _safe_attr(_safe_attr(exc, "response"), "status_code"),
+        safe_attr(exc, "status_code"),
+        safe_attr(exc, "status"),
+        safe_attr(safe_attr(exc, "response"), "status_code"),
     ):
         status = _as_status(value)
         if status is not None:
@@ -327,7 +284,7 @@ def _status_of(exc: BaseException) -> int | None:
 
 
 def _raw_message(exc: BaseException) -> str:
-    message = _safe_attr(exc, "message")
+    message = safe_attr(exc, "message")
     if isinstance(message, str) and message:
         return message
     try:
@@ -351,9 +308,9 @@ def _provider_message(raw: str) -> str:
 
 def _retry_after(exc: BaseException) -> float | None:
     for headers in (
-        _safe_attr(exc, "headers"),
-        _safe_attr(_safe_attr(exc, "response"), "headers"),
-        _safe_attr(exc, "litellm_response_headers"),
+        safe_attr(exc, "headers"),
+        safe_attr(safe_attr(exc, "response"), "headers"),
+        safe_attr(exc, "litellm_response_headers"),
     ):
         seconds = _retry_after_from_headers(headers)
         if seconds is not None:
@@ -362,7 +319,7 @@ def _retry_after(exc: BaseException) -> float | None:
 
 
 def _retry_after_from_headers(headers: object) -> float | None:
-    items = _safe_attr(headers, "items")
+    items = safe_attr(headers, "items")
     if not callable(items):
         return None
     try:
