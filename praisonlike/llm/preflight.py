@@ -25,7 +25,8 @@ The rules, so a caller can predict the verdict:
   (``litellm.api_key``, ``litellm.<provider>_key``), and for providers that
   authenticate other ways too (AWS profiles, Google application credentials,
   Azure AD, a local Ollama): only missing ``*_API_KEY`` / ``*_API_TOKEN``
-  variables fail the check.
+  variables fail the check, and not when a variable LiteLLM also reads for that
+  provider is set (``HF_TOKEN``, ``REPLICATE_API_TOKEN``, ``TOGETHER_API_KEY``, ...).
 * LiteLLM's provider for a model is remembered per (model, api_base, custom
   provider); a refusal is not. The environment is read again at each call that
   needs the key check (only calls with neither ``api_key`` nor ``api_base``), so
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import os
 import re
 from collections.abc import Mapping
 from types import ModuleType
@@ -51,6 +53,18 @@ MODEL_SPELLING_HINT = (
 )
 
 _KEY_VARIABLE = re.compile(r"_API_(?:KEY|TOKEN)$")
+# Variables LiteLLM's providers also read that ``validate_environment`` does not know.
+_ALSO_READ: dict[str, tuple[str, ...]] = {
+    "ALEPH_ALPHA_API_KEY": ("ALEPHALPHA_API_KEY",),
+    "COHERE_API_KEY": ("CO_API_KEY",),
+    "FEATHERLESS_AI_API_KEY": ("FEATHERLESS_API_KEY",),
+    "HUGGINGFACE_API_KEY": ("HF_TOKEN",),
+    "OPENROUTER_API_KEY": ("OR_API_KEY",),
+    "PERPLEXITYAI_API_KEY": ("PERPLEXITY_API_KEY",),
+    "REPLICATE_API_KEY": ("REPLICATE_API_TOKEN",),
+    "TOGETHERAI_API_KEY": ("TOGETHER_API_KEY", "TOGETHER_AI_API_KEY", "TOGETHER_AI_TOKEN"),
+    "VERCEL_AI_GATEWAY_API_KEY": ("VERCEL_OIDC_TOKEN",),
+}
 _CREDENTIAL_PARAM = re.compile(r"(?:key|token|credentials?|secret|password)$", re.IGNORECASE)
 
 
@@ -98,6 +112,8 @@ def _check_environment(model: str, routed: str, provider: str) -> None:
         str(name) for name in litellm.validate_environment(model=routed).get("missing_keys") or ()
     ]
     if not missing or not all(_KEY_VARIABLE.search(name) for name in missing):
+        return
+    if any(os.environ.get(other) for name in missing for other in _ALSO_READ.get(name, ())):
         return
     names = sorted(missing, key=_preferred_first)
     if len(names) == 1:

@@ -117,6 +117,22 @@ def test_a_key_an_endpoint_or_other_auth_passes_the_check(
         agent.chat("hello")
 
 
+@pytest.mark.parametrize(
+    ("model", "variable"),
+    [("replicate/meta/llama-3-8b", "REPLICATE_API_TOKEN"), ("huggingface/org/m", "HF_TOKEN")],
+)
+def test_a_variable_litellm_also_reads_passes_the_check(
+    server: LocalLLMServer, monkeypatch: pytest.MonkeyPatch, model: str, variable: str
+) -> None:
+    agent = primed(server, model)
+    with pytest.raises(MissingCredentialsError):
+        agent.chat("hello")
+
+    monkeypatch.setenv(variable, "token-value")
+    with pytest.raises(ModelRequestBlockedError):
+        agent.chat("hello")
+
+
 # -- unknown models --------------------------------------------------------------------
 
 
