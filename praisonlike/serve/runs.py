@@ -100,15 +100,20 @@ class RunRegistry:
         """
         if session_id is not None and self.session_busy(session_id):
             raise ApiError(409, "a run of this session is already running; stop it or wait")
-        cancel = CancelToken()
-        stream = agent.astream_events(prompt, cancel_token=cancel)
         if session_id is not None:
             self._busy.add(session_id)
+        steering: list[Any] = []
         try:
+            steering = await _take_pending_signals(store, session_id)
+            cancel = CancelToken()
+            stream = agent.astream_events(prompt, cancel_token=cancel)
             first = await stream.__anext__()
         except BaseException:
             self._busy.discard(session_id or "")
+            await _send_back(store, steering)
             raise
+        for signal in steering:
+            agent.steer(signal.reason)
         live = LiveRun(
             run_id=first.run_id,
             session_id=session_id,
@@ -158,6 +163,33 @@ class RunRegistry:
                 live.cancel.cancel(f"stopped by {signal.requester!r} through the session store")
             else:
                 live.agent.steer(signal.reason)
+
+
+async def _take_pending_signals(store: Any, session_id: str | None) -> list[Any]:
+    """Take the session's pending signals before a run starts; return the steering ones.
+
+    A pending stop was meant for an earlier run of the session (every stop
+    the server sends names a run that was running), so it is dropped rather
+    than left to stop this one.
+    """
+    if session_id is None or store is None or not hasattr(store, "poll_control"):
+        return []
+
+    def take() -> list[Any]:
+        signals = []
+        while (signal := store.poll_control(session_id)) is not None:
+            signals.append(signal)
+        return signals
+
+    return [s for s in await asyncio.to_thread(take) if s.kind.value == "steer"]
+
+
+async def _send_back(store: Any, steering: list[Any]) -> None:
+    """Store again the steering signals taken for a run that did not start."""
+    for signal in steering:
+        await asyncio.to_thread(
+            store.request_steer, signal.session_id, signal.requester, signal.reason
+        )
 
 
 def _is_typed(error: BaseException) -> bool:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from serve_support import Reader, Running, turns
+from serve_support import Reader, Running, stream_run, turns
 
 from praisonlike.testing import Call, Delay, LocalLLMServer, Text, ToolCalls
 
@@ -110,3 +110,23 @@ def test_a_steer_sent_to_one_worker_reaches_the_run_on_the_other(
     steering = [m.data["text"] for m in messages if m.event == "steering"]
     assert steering == ["Answer in French."]
     assert {"role": "user", "content": "Answer in French."} in server.requests[1].messages
+
+
+def test_a_stop_left_over_from_a_finished_run_does_not_stop_the_next(
+    workers: tuple[Running, Running], server: LocalLLMServer, schema: str
+) -> None:
+    from praisonlike.memory.postgres_store import PostgresStore
+
+    a, _ = workers
+    server.add(Text("first answer"), Text("second answer"))
+    with a.client("tok-alice") as alice:
+        first = stream_run(alice, {"input": "One.", "session_id": "late"})
+        assert first[-1].data["termination_reason"] == "completed"
+        assert PG_URL is not None
+        with PostgresStore(PG_URL, schema=schema) as store:
+            store.request_stop("late", "alice", reason=f"run {first[0].data['run_id']}: too late")
+            store.request_steer("late", "alice", "Be brief.")
+        second = stream_run(alice, {"input": "Two.", "session_id": "late"})
+    assert second[-1].data["termination_reason"] == "completed"
+    assert [m.data["text"] for m in second if m.event == "steering"] == ["Be brief."]
+    assert {"role": "user", "content": "Be brief."} in server.requests[1].messages
