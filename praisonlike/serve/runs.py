@@ -5,7 +5,9 @@ reads its events: a streaming client that disconnects cancels it (unless it
 asked to detach), a detached run finishes and is stored as usual. The events
 are serialised once, as they come, onto the run's queue; the end of the run
 puts ``None``. With a store that carries control signals (PostgreSQL), a
-watcher task takes the session's stop and steer signals sent by other workers.
+watcher task takes the session's stop and steer signals sent by other workers;
+signals pending when a run starts are taken first (stops dropped as stale,
+steering given to the new run).
 """
 
 from __future__ import annotations
