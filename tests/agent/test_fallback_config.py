@@ -20,6 +20,7 @@ from praisonlike import Agent, ContextConfig, ExecutionConfig, LLMConfig
 from praisonlike.agent.memory import MemoryConfig
 from praisonlike.errors import ConfigurationError, ModelRequestBlockedError
 from praisonlike.events import CompactionEvent, ErrorEvent, FallbackEvent
+from praisonlike.llm.providers import related_config
 from praisonlike.memory import SQLiteStore
 from praisonlike.testing import Fault, LocalLLMServer, Text
 
@@ -249,3 +250,24 @@ def test_a_bad_summary_model_fails_when_the_config_is_built(bad: Any) -> None:
         ContextConfig(summary_model=bad)
     with pytest.raises(ConfigurationError, match="summary_model"):
         MemoryConfig(summary_model=bad)
+
+
+def test_related_config_keeps_endpoint_key_and_extra_on_the_same_provider_only() -> None:
+    base = LLMConfig(
+        model="openai/m1",
+        api_base="http://127.0.0.1:9/v1",
+        api_key=CANARY,
+        temperature=0.2,
+        max_tokens=300,
+        extra={"organization": "org-1"},
+        fallback_models=["openai/m3"],
+    )
+    same = related_config(base, "gpt-4o-mini")
+    other = related_config(base, ANTHROPIC)
+    unknown = related_config(base, "no-such-provider-model")
+
+    assert (same.api_base, same.api_key, same.extra) == (base.api_base, base.api_key, base.extra)
+    assert same.fallback_models == ()
+    for config in (other, unknown):
+        assert (config.api_base, config.api_key, config.extra) == (None, None, {})
+        assert (config.temperature, config.max_tokens) == (0.2, 300)
