@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from typing import Any, Protocol, TypeVar
 
 from praisonlike.cancellation import CancelToken, iterate_cancellable
@@ -302,7 +303,8 @@ class SyncDriver(Driver):
         if len(calls) > 1 and self._tools.parallel_safe(calls):
             with ThreadPoolExecutor(max_workers=min(8, len(calls))) as pool:
                 futures = [
-                    pool.submit(self._tools.run, c, deadline=command.deadline) for c in calls
+                    pool.submit(copy_context().run, self._tools.run, c, deadline=command.deadline)
+                    for c in calls
                 ]
                 return [f.result() for f in futures]
         outcomes: list[ToolOutcome | BaseException] = []

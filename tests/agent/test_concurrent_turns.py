@@ -18,6 +18,7 @@ from praisonlike import Agent
 from praisonlike.errors import ConcurrentTurnError
 from praisonlike.hooks import HookContext, HookEvent
 from praisonlike.testing import Call, Delay, Fault, LocalLLMServer, RecordedRequest, Text, ToolCalls
+from praisonlike.tools.python_tool import function_tool
 
 BOUND = 30.0
 
@@ -164,12 +165,14 @@ def test_a_cancelled_waiting_task_leaves_the_queue(
     assert [m["content"] for m in agent.chat_history if m["role"] == "user"] == ["one", "two"]
 
 
+@pytest.mark.parametrize("parallel", [False, True], ids=["one-call", "parallel-calls"])
 def test_a_tool_calling_its_own_agent_is_refused_at_once(
-    server: LocalLLMServer, llm: dict[str, Any]
+    server: LocalLLMServer, llm: dict[str, Any], parallel: bool
 ) -> None:
     refused: list[BaseException] = []
     agent: Agent
 
+    @function_tool(parallel_safe=parallel)
     def ask_myself(question: str) -> str:
         """Ask the agent itself."""
         try:
@@ -178,10 +181,11 @@ def test_a_tool_calling_its_own_agent_is_refused_at_once(
             refused.append(exc)
             raise
 
-    server.extend([ToolCalls([Call("ask_myself", {"question": "q"})]), Text("done")])
+    calls = [Call("ask_myself", {"question": q}) for q in (["a", "b"] if parallel else ["a"])]
+    server.extend([ToolCalls(calls), Text("done")])
     agent = Agent(instructions="x", llm=llm, tools=[ask_myself])
-    assert agent.chat("go") == "done"
-    assert len(refused) == 1
+    assert run_in_threads(lambda: agent.chat("go")) == ["done"]
+    assert len(refused) == len(calls)
     assert server.request_count == 2
 
 
