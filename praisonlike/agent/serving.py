@@ -96,10 +96,14 @@ class ServingMixin:
         ``history`` (chat messages) is the conversation so far, for an agent
         without a session.
         Hooks registered with ``agent.on(...)`` after construction are not
-        carried over: pass them as ``hooks=`` to serve them.
+        carried over: pass them as ``hooks=`` to serve them. A subclass whose
+        constructor does not take the Agent's keyword arguments raises
+        :class:`~praisonlike.errors.ConfigurationError` here; it can override
+        this method.
         """
         from praisonlike.agent.memory import MemoryConfig
         from praisonlike.agent.state import STATE_VERSION
+        from praisonlike.errors import ConfigurationError
         from praisonlike.llm.usage import UsageTracker
 
         args, kwargs = self._serving_arguments
@@ -113,16 +117,20 @@ class ServingMixin:
         else:
             base = self.memory_config or MemoryConfig(long_term=False)
             memory = dataclasses.replace(base, store=store, owner=owner)
-        agent = type(self)(
-            *args,
-            **{
-                **kwargs,
-                "session_id": session_id,
-                "memory": memory,
-                "execution": execution,
-                "usage_tracker": UsageTracker() if history else self.usage_tracker,
-            },
-        )
+        overrides = {
+            "session_id": session_id,
+            "memory": memory,
+            "execution": execution,
+            "usage_tracker": UsageTracker() if history else self.usage_tracker,
+        }
+        try:
+            agent = type(self)(*args, **{**kwargs, **overrides})
+        except TypeError as exc:
+            raise ConfigurationError(
+                f"cannot build a {type(self).__name__} for a served run: its constructor must "
+                f"accept {', '.join(overrides)} as keyword arguments, or override "
+                f"agent_for_run ({exc})"
+            ) from exc
         if history:
             agent.load_state({"version": STATE_VERSION, "history": [dict(m) for m in history]})
             agent.usage_tracker = self.usage_tracker

@@ -14,11 +14,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from praisonlike.errors import PraisonlikeError
 from praisonlike.llm import backend
 from praisonlike.log import get_logger
 from praisonlike.serve import openai_routes, run_routes, session_routes
 from praisonlike.serve.config import ServeConfig
 from praisonlike.serve.http_errors import ApiError, error_body
+from praisonlike.serve.runs import safe_message
 from praisonlike.serve.state import ServerState
 
 if TYPE_CHECKING:
@@ -55,6 +57,10 @@ def create_app(agent: Any, config: ServeConfig | None = None) -> Starlette:
                 return JSONResponse(error_body(exc.status, exc.message), exc.status)
             except PermissionError:
                 return JSONResponse(error_body(403, "refused: not the owner"), 403)
+            except Exception as exc:
+                if not isinstance(exc, PraisonlikeError):
+                    _log.error("request failed", exc_info=exc)
+                return JSONResponse(error_body(500, safe_message(exc)), 500)
             return answer if isinstance(answer, Response) else JSONResponse(answer)
 
         return endpoint

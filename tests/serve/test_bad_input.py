@@ -179,3 +179,19 @@ def test_invalid_serve_settings_raise_a_configuration_error(settings: dict[str, 
 
     with pytest.raises(ConfigurationError, match="invalid serve settings"):
         ServeConfig(**settings)
+
+
+class Greeter(Agent):
+    """A subclass whose constructor takes none of the Agent's arguments."""
+
+    def __init__(self, llm: dict[str, Any]) -> None:
+        super().__init__(instructions="Greet.", llm=llm)
+
+
+def test_an_agent_that_cannot_be_rebuilt_for_a_run_is_a_500_saying_why(
+    server: LocalLLMServer,
+) -> None:
+    with serving(Greeter(server.llm_config()).to_asgi()) as running, running.client() as client:
+        response = client.post("/v1/runs", json={"input": "hi"})
+    assert "agent_for_run" in refused(response, 500, "server_error")
+    assert server.requests == []
