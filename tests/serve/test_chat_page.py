@@ -77,13 +77,15 @@ def served_agent(llm_server: LocalLLMServer, **options: Any) -> Iterator[Running
 def chat_page(browser: Any, app: Running) -> Iterator[Any]:
     """The page in a fresh browser context (empty localStorage); fails on any page error."""
     context = browser.new_context(viewport={"width": 1000, "height": 760})
-    opened = context.new_page()
     errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.set_default_timeout(WAIT_MS)
-    opened.goto(app.url + "/")
-    yield opened
-    context.close()
+    try:
+        opened = context.new_page()
+        opened.on("pageerror", lambda error: errors.append(str(error)))
+        opened.set_default_timeout(WAIT_MS)
+        opened.goto(app.url + "/")
+        yield opened
+    finally:
+        context.close()
     assert errors == [], f"the page raised: {errors}"
 
 
@@ -237,3 +239,18 @@ def test_retries_and_fallbacks_show_as_they_happen(
         )
         expect(answer.locator(".text")).to_have_text(ANSWER)
         expect(answer.locator(".meta .model")).to_have_text("openai/gpt-4o")
+
+
+def test_model_output_is_shown_as_text_never_as_html(page: Any, llm_server: LocalLLMServer) -> None:
+    expect = playwright_api.expect
+    markup = '<img src="x" onerror="window.injected = 1"><b>bold</b>'
+    llm_server.add(ToolCalls([Call("get_weather", {"city": markup})]), Text(markup))
+
+    send(page, "Weather?")
+
+    answer = turn(page, 0)
+    expect(answer.locator(".meta .reason")).to_have_text("completed")
+    expect(answer.locator(".text")).to_have_text(markup)
+    expect(answer.locator(".tool .result")).to_have_text(f"{markup}: sunny, 26c")
+    assert answer.locator("img, b").count() == 0
+    assert page.evaluate("() => window.injected") is None
