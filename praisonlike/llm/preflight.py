@@ -73,12 +73,17 @@ def check_model(llm: LLMConfig) -> None:
     request for ``llm`` cannot work (see the module docstring); return otherwise.
 
     Sends nothing. Fast: the provider of a model is looked up once; the
-    environment is read again at each call that needs it.
+    environment is read again at each call that needs it. An ``openai/...``
+    model with its own key or endpoint (an OpenAI-compatible server, the local
+    model) needs neither, so its check does not even import LiteLLM.
     """
+    exempt = llm.api_key is not None or bool(llm.api_base) or _carries_credentials(llm.extra)
+    if exempt and llm.model.startswith("openai/"):
+        return
     custom = llm.extra.get("custom_llm_provider")
     custom_provider = custom if isinstance(custom, str) and custom else None
     provider = _provider(llm.model, llm.api_base, custom_provider)
-    if llm.api_key is not None or llm.api_base or _carries_credentials(llm.extra):
+    if exempt:
         return
     routed = llm.model if custom_provider is None else f"{custom_provider}/{llm.model}"
     _check_environment(llm.model, routed, provider)
