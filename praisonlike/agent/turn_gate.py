@@ -31,9 +31,7 @@ _FINALIZER_ROUNDS = 8
 """Loop iterations a task gives an ``astream_events`` it left with ``break`` to be
 closed by the loop's async-generator finalizer before its re-entry counts."""
 
-_turns_inside: ContextVar[frozenset[object]] = ContextVar(
-    "praisonlike_turns_inside", default=frozenset()
-)
+_turns_inside: ContextVar[tuple[object, ...]] = ContextVar("praisonlike_turns_inside", default=())
 
 
 class _ThreadWaiter:
@@ -105,7 +103,7 @@ class TurnGate:
         holder = self._holder
         inside = _turns_inside.get()
         if holder is not None and holder in inside:
-            _turns_inside.set(inside - {holder})
+            _turns_inside.set(tuple(turn for turn in inside if turn is not holder))
         self._pass_on()
 
     def _inside(self) -> bool:
@@ -146,4 +144,4 @@ class TurnGate:
     def _mark(self) -> None:
         holder = self._holder
         if holder is not None:
-            _turns_inside.set(_turns_inside.get() | {holder})
+            _turns_inside.set((*_turns_inside.get(), holder))
