@@ -237,7 +237,7 @@ def save_chart(results: dict[str, list[dict[str, Any]]], cases: list[Case], path
     axes.set_ylabel("correct (%)")
     axes.set_ylim(0, 105)
     axes.set_title("Tool calls of Qwen2.5-Coder-0.5B: praisonlike vs the bare server")
-    axes.legend()
+    axes.legend(loc="lower left")
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)

@@ -49,7 +49,7 @@ def tool_call_grammar(tools: Sequence[Mapping[str, Any]]) -> str | None:
             "%llguidance {}",
             "start: call | fenced | text",
             'fenced: "```json\\n" call "\\n```"',
-            f"call: %json {json.dumps(root, sort_keys=True)}",
+            f"call: %json {json.dumps(root)}",
             f"text: {_TEXT}",
         ]
     )

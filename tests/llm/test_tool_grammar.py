@@ -76,6 +76,7 @@ def test_one_tool_gives_text_or_exactly_its_call() -> None:
     assert "start: call | fenced | text" in lines
     schema = embedded_schema(grammar)
     assert schema["properties"]["name"] == {"const": "get_weather"}
+    assert list(schema["properties"]) == ["name", "arguments"], "the model writes keys in order"
     assert schema["properties"]["arguments"]["required"] == ["city"]
     assert schema["required"] == ["name", "arguments"]
     assert schema["additionalProperties"] is False
