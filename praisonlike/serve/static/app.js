@@ -27,9 +27,9 @@
     return new URL(path, document.baseURI).toString();
   }
 
-  function headers(json) {
-    const result = { Accept: json ? "application/json" : "text/event-stream" };
-    if (json !== undefined) result["Content-Type"] = "application/json";
+  function headers(accept, withBody) {
+    const result = { Accept: accept };
+    if (withBody) result["Content-Type"] = "application/json";
     const token = localStorage.getItem(TOKEN_KEY);
     if (token) result.Authorization = `Bearer ${token}`;
     return result;
@@ -326,7 +326,7 @@
     try {
       const response = await fetch(url("v1/runs"), {
         method: "POST",
-        headers: headers(false),
+        headers: headers("text/event-stream", true),
         body: JSON.stringify(sessionId ? { input: prompt, session_id: sessionId } : { input: prompt }),
       });
       if (!response.ok) {
@@ -372,7 +372,7 @@
     try {
       const response = await fetch(url(`v1/runs/${encodeURIComponent(run.id)}/stop`), {
         method: "POST",
-        headers: headers(true),
+        headers: headers("application/json", true),
         body: JSON.stringify({ session_id: sessionId }),
       });
       if (!response.ok) {
@@ -440,7 +440,7 @@
     if (!sessionId) return;
     try {
       const response = await fetch(url(`v1/sessions/${encodeURIComponent(sessionId)}/messages`), {
-        headers: headers(true),
+        headers: headers("application/json", false),
       });
       if (response.status === 404) {
         useSession("");
