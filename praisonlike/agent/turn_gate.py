@@ -20,12 +20,13 @@ from __future__ import annotations
 import threading
 from collections import deque
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from praisonlike.errors import ConcurrentTurnError
 
 if TYPE_CHECKING:
     import asyncio
+    from collections.abc import Callable
 
 _FINALIZER_ROUNDS = 8
 """Loop iterations a task gives an ``astream_events`` it left with ``break`` to be
@@ -60,19 +61,22 @@ class _TaskWaiter:
             self.woken.set_result(None)
 
 
+W = TypeVar("W", _ThreadWaiter, _TaskWaiter)
+
+
 class TurnGate:
     """The agent's turn lock: :meth:`enter` / :meth:`aenter` before a turn, :meth:`leave` after."""
 
     def __init__(self) -> None:
         self._mutex = threading.Lock()
         self._holder: object | None = None
-        self._waiting: deque[Any] = deque()
+        self._waiting: deque[_ThreadWaiter | _TaskWaiter] = deque()
 
     def enter(self) -> None:
         """Wait (blocking this thread) until no other turn of the agent runs."""
         self._refuse_reentry()
-        waiter = _ThreadWaiter()
-        if not self._take_or_queue(waiter):
+        waiter = self._take_or_queue(_ThreadWaiter)
+        if waiter is not None:
             try:
                 waiter.woken.wait()
             except BaseException:
@@ -89,8 +93,9 @@ class TurnGate:
                 break
             await asyncio.sleep(0)
         self._refuse_reentry()
-        waiter = _TaskWaiter(asyncio.get_running_loop())
-        if not self._take_or_queue(waiter):
+        loop = asyncio.get_running_loop()
+        waiter = self._take_or_queue(lambda: _TaskWaiter(loop))
+        if waiter is not None:
             try:
                 await waiter.woken
             except BaseException:
@@ -118,15 +123,17 @@ class TurnGate:
                 "Finish the running turn first, or use another Agent"
             )
 
-    def _take_or_queue(self, waiter: Any) -> bool:
+    def _take_or_queue(self, make_waiter: Callable[[], W]) -> W | None:
+        """Take the turn (``None``) or queue a new waiter and return it."""
         with self._mutex:
             if self._holder is None and not self._waiting:
                 self._holder = object()
-                return True
+                return None
+            waiter = make_waiter()
             self._waiting.append(waiter)
-            return False
+            return waiter
 
-    def _withdraw(self, waiter: Any) -> None:
+    def _withdraw(self, waiter: _ThreadWaiter | _TaskWaiter) -> None:
         with self._mutex:
             if waiter in self._waiting:
                 self._waiting.remove(waiter)
