@@ -62,10 +62,10 @@ def browser() -> Iterator[Any]:
 
 
 @contextmanager
-def served_agent(llm_server: LocalLLMServer, **options: Any) -> Iterator[Running]:
+def served_agent(server: LocalLLMServer, **options: Any) -> Iterator[Running]:
     agent = Agent(
         instructions="You report the weather.",
-        llm=llm_server.llm_config(MODEL),
+        llm=server.llm_config(MODEL),
         tools=[get_weather],
         **options,
     )
@@ -90,8 +90,8 @@ def chat_page(browser: Any, app: Running) -> Iterator[Any]:
 
 
 @pytest.fixture
-def app(llm_server: LocalLLMServer) -> Iterator[Running]:
-    with served_agent(llm_server) as running:
+def app(server: LocalLLMServer) -> Iterator[Running]:
+    with served_agent(server) as running:
         yield running
 
 
@@ -126,10 +126,10 @@ def wait_for_partial_text(page: Any, index: int, full: str) -> str:
 
 
 def test_the_answer_streams_in_and_the_tool_call_shows_its_arguments_and_result(
-    page: Any, llm_server: LocalLLMServer
+    page: Any, server: LocalLLMServer
 ) -> None:
     expect = playwright_api.expect
-    llm_server.add(
+    server.add(
         ToolCalls([Call("get_weather", {"city": "Paris"})]),
         Text(ANSWER, chunk_size=6, chunk_delay=0.25),
     )
@@ -145,7 +145,7 @@ def test_the_answer_streams_in_and_the_tool_call_shows_its_arguments_and_result(
 
     expect(turn(page, 0).locator(".meta .reason")).to_have_text("completed")
     expect(turn(page, 0).locator(".text")).to_have_text(ANSWER)
-    prompt_tokens, completion_tokens = llm_server.tokens_served
+    prompt_tokens, completion_tokens = server.tokens_served
     expect(turn(page, 0).locator(".meta .tokens")).to_have_text(
         f"{prompt_tokens} in \u00b7 {completion_tokens} out \u00b7 "
         f"{prompt_tokens + completion_tokens} tokens"
@@ -154,24 +154,22 @@ def test_the_answer_streams_in_and_the_tool_call_shows_its_arguments_and_result(
     expect(page.locator("#prompt")).to_be_focused()
 
 
-def test_shift_enter_makes_a_new_line_and_sends_nothing(
-    page: Any, llm_server: LocalLLMServer
-) -> None:
+def test_shift_enter_makes_a_new_line_and_sends_nothing(page: Any, server: LocalLLMServer) -> None:
     page.locator("#prompt").fill("first line")
     page.locator("#prompt").press("Shift+Enter")
     page.locator("#prompt").press_sequentially("second line")
 
     playwright_api.expect(page.locator("#prompt")).to_have_value("first line\nsecond line")
     assert page.locator(".turn").count() == 0
-    assert llm_server.request_count == 0
+    assert server.request_count == 0
 
 
 def test_stop_ends_a_slow_turn_and_the_run_is_stored_as_cancelled(
-    page: Any, llm_server: LocalLLMServer, app: Running
+    page: Any, server: LocalLLMServer, app: Running
 ) -> None:
     expect = playwright_api.expect
     slow = "This answer takes a long time to write. " * 40
-    llm_server.add(Text(slow, chunk_size=8, chunk_delay=0.2))
+    server.add(Text(slow, chunk_size=8, chunk_delay=0.2))
 
     send(page, "Write me something long.")
     wait_for_partial_text(page, 0, slow)
@@ -190,9 +188,9 @@ def test_stop_ends_a_slow_turn_and_the_run_is_stored_as_cancelled(
     ]
 
 
-def test_a_reload_shows_the_sessions_earlier_turns(page: Any, llm_server: LocalLLMServer) -> None:
+def test_a_reload_shows_the_sessions_earlier_turns(page: Any, server: LocalLLMServer) -> None:
     expect = playwright_api.expect
-    llm_server.add(
+    server.add(
         ToolCalls([Call("get_weather", {"city": "Paris"})]),
         Text(ANSWER),
         Text("Tomorrow looks the same."),
@@ -213,19 +211,17 @@ def test_a_reload_shows_the_sessions_earlier_turns(page: Any, llm_server: LocalL
     expect(turn(page, 0).locator(".meta .tokens")).to_have_text(live_tokens)
     expect(turn(page, 1).locator(".msg.user")).to_have_text("And tomorrow?")
     expect(turn(page, 1).locator(".text")).to_have_text("Tomorrow looks the same.")
-    assert llm_server.request_count == 3
+    assert server.request_count == 3
 
 
-def test_retries_and_fallbacks_show_as_they_happen(
-    browser: Any, llm_server: LocalLLMServer
-) -> None:
+def test_retries_and_fallbacks_show_as_they_happen(browser: Any, server: LocalLLMServer) -> None:
     expect = playwright_api.expect
-    llm_server.add(Fault.unavailable(), Fault.unavailable(), Text(ANSWER))
+    server.add(Fault.unavailable(), Fault.unavailable(), Text(ANSWER))
     options = {
         "fallback_models": ["openai/gpt-4o"],
         "execution": ExecutionConfig(max_retries=1, retry_base=0.01),
     }
-    with served_agent(llm_server, **options) as app, chat_page(browser, app) as page:
+    with served_agent(server, **options) as app, chat_page(browser, app) as page:
         send(page, "Is it sunny in Paris?")
 
         answer = turn(page, 0)
@@ -241,10 +237,10 @@ def test_retries_and_fallbacks_show_as_they_happen(
         expect(answer.locator(".meta .model")).to_have_text("openai/gpt-4o")
 
 
-def test_model_output_is_shown_as_text_never_as_html(page: Any, llm_server: LocalLLMServer) -> None:
+def test_model_output_is_shown_as_text_never_as_html(page: Any, server: LocalLLMServer) -> None:
     expect = playwright_api.expect
     markup = '<img src="x" onerror="window.injected = 1"><b>bold</b>'
-    llm_server.add(ToolCalls([Call("get_weather", {"city": markup})]), Text(markup))
+    server.add(ToolCalls([Call("get_weather", {"city": markup})]), Text(markup))
 
     send(page, "Weather?")
 
