@@ -3,8 +3,10 @@
 Register with ``Agent(hooks={HookEvent.BEFORE_TOOL: fn})`` or
 ``@agent.on(HookEvent.BEFORE_TOOL)``. A hook receives a :class:`HookContext`
 and may return a :class:`HookResult` (or ``None`` to change nothing). Sync and
-async functions both work, under ``chat`` and ``achat`` alike. Several hooks of
-one event run in registration order, each seeing the previous one's changes.
+async functions both work, under ``chat`` and ``achat`` alike: under ``achat``
+an async hook is awaited on the caller's event loop, under ``chat`` on the
+private bridge loop. Several hooks of one event run in registration order, each
+seeing the previous one's changes.
 
 What a result may do, per event:
 

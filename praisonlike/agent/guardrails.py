@@ -5,9 +5,11 @@ Input review (the platform's "preset operation"): a query containing one of
 call; the turn ends with termination reason ``guardrail_blocked``, and events
 and history record it.
 
-Output guardrail: a callable ``(output) -> GuardrailResult`` or a string rule
-that the model judges. A failed check regenerates the answer with the feedback,
-up to ``guardrail_retries`` times, then :class:`GuardrailError`. A
+Output guardrail: a callable ``(output) -> GuardrailResult`` (an async one is
+awaited on the caller's loop under ``achat``, see
+:mod:`praisonlike.llm.user_code`) or a string rule that the model judges. A
+failed check regenerates the answer with the feedback, up to
+``guardrail_retries`` times, then :class:`GuardrailError`. A
 ``fixed_output`` replaces the answer instead. With ``iter_stream`` the check
 runs on the final answer: streamed text of a rejected answer is followed by
 the regenerated answer's text (a ``text_delta`` of the next round).
