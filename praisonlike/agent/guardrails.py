@@ -3,7 +3,7 @@
 Input review (the platform's "preset operation"): a query containing one of
 ``input_keywords`` (case-insensitive) gets ``preset_response`` without any LLM
 call; the turn ends with termination reason ``guardrail_blocked``, and events
-and history record it.
+and history record it (a streamed turn shows it as a ``text_delta``).
 
 Output guardrail: a callable ``(output) -> GuardrailResult`` (an async one is
 awaited on the caller's loop under ``achat``, see

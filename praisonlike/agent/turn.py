@@ -187,7 +187,10 @@ class TurnMixin:
     # -- turn ---------------------------------------------------------------------
 
     def cancel(self, reason: str = "cancelled by agent.cancel()") -> None:
-        """Cancel the running turn(s) of this agent; safe from any thread.
+        """Cancel the running turn of this agent; safe from any thread.
+
+        Turns waiting for it (see :mod:`praisonlike.agent.turn_gate`) are not
+        cancelled: they run next.
 
         With no turn running here and a store that carries control signals
         (PostgreSQL), the stop goes to the process running the session's turn.
