@@ -269,8 +269,11 @@ class ToolLoop(ModelRounds):
     def _answer_unasked(
         self, output: str, reason: TerminationReason
     ) -> Generator[Any, Any, TurnOutcome]:
-        """An answer no model gave (a preset response, a hook's): streamed like a model's."""
-        if self.spec.stream and output:
+        """An answer no model gave (a preset response, a hook's), shown as one ``text_delta``.
+
+        Also when the turn does not stream: no ``llm_response`` carries this text.
+        """
+        if output:
             yield TextDelta(run_id=self.spec.run_id, iteration=self._iteration, text=output)
         return (yield from self._finish(output, reason))
 

@@ -74,7 +74,7 @@ def test_an_answer_without_a_model_call_reaches_every_entry_point(
     assert server.request_count == 0
 
 
-def test_observers_see_the_streamed_preset_answer(llm: dict[str, Any]) -> None:
+def test_observers_see_the_preset_answer_as_text(llm: dict[str, Any]) -> None:
     seen: list[Any] = []
     agent = Agent(
         instructions="x",
@@ -84,6 +84,9 @@ def test_observers_see_the_streamed_preset_answer(llm: dict[str, Any]) -> None:
     )
     assert "".join(agent.iter_stream("my password?")) == PRESET
     assert "".join(e.text for e in seen if isinstance(e, TextDelta)) == PRESET
+    seen.clear()
+    assert agent.chat("my password?") == PRESET
+    assert [e.type for e in seen] == ["run_started", "text_delta", "run_finished"]
     assert agent.chat_history[-1] == {"role": "assistant", "content": PRESET}
 
 
