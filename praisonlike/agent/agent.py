@@ -48,8 +48,8 @@ from praisonlike.agent.turn import TurnMixin
 from praisonlike.context.config import ContextConfig
 from praisonlike.errors import ConfigurationError, ConfigurationTypeError
 from praisonlike.hooks import HookRunner
-from praisonlike.llm import backend
 from praisonlike.llm.config import ExecutionConfig, LLMConfig
+from praisonlike.llm.transport import warm_up_for
 from praisonlike.llm.usage import Usage, UsageTracker
 from praisonlike.tools.approval import normalise_approver
 from praisonlike.tools.registry import ToolRegistry
@@ -221,7 +221,7 @@ class Agent(
         self._steering_queue = deque()
         self._steering_lock = threading.Lock()
         self._observer_cache = None
-        backend.warmup()
+        warm_up_for(self.llm_config)
 
     @property
     def llm(self) -> str | None:

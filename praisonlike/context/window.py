@@ -52,6 +52,17 @@ def _candidates(model: str) -> list[str]:
 @functools.lru_cache(maxsize=256)
 def known_context_window(model: str) -> int | None:
     """The window LiteLLM's local model map gives for ``model``, or None."""
+    from praisonlike.llm.providers import is_openai_prefixed
+
+    if is_openai_prefixed(model):  # read without importing LiteLLM
+        from praisonlike.llm.model_map import entry
+
+        for candidate in _candidates(model):
+            info = entry(candidate)
+            size = info and (info.get("max_input_tokens") or info.get("max_tokens"))
+            if isinstance(size, int) and size > 0:
+                return size
+        return None
     from praisonlike.llm.backend import load_litellm
 
     litellm = load_litellm()

@@ -15,9 +15,8 @@ from typing import Any
 
 from praisonlike.errors import RunCancelled
 from praisonlike.events import TextDelta
-from praisonlike.llm.backend import load_litellm
 from praisonlike.llm.drivers import Driver, LoopSteps, StreamReader
-from praisonlike.llm.model_call import completion_kwargs, reply_from_response
+from praisonlike.llm.model_call import reply_from_response
 from praisonlike.llm.protocol import (
     CallModel,
     InvokeHook,
@@ -27,6 +26,7 @@ from praisonlike.llm.protocol import (
     Sleep,
     ToolOutcome,
 )
+from praisonlike.llm.transport import aclose, asend
 
 
 def _still_cancelling(task: asyncio.Task[Any]) -> bool:
@@ -146,8 +146,8 @@ class AsyncDriver(Driver):
     ) -> AsyncIterator[TextDelta]:
         started = time.monotonic()
         reader: StreamReader | None = None
+        response: Any = None
         try:
-            litellm = load_litellm()
             if _calls_in_flight.any():
                 # Let calls that have finished release their pooled connections
                 # before this one takes a slot: with many turns in flight the
@@ -161,9 +161,7 @@ class AsyncDriver(Driver):
                 if stop is not None:  # nothing sent
                     holder.append(ModelFailed(stop))
                     return
-                response = await self._until_cancelled(
-                    litellm.acompletion(**completion_kwargs(command))
-                )
+                response = await self._until_cancelled(asend(command))
                 if not command.stream:
                     holder.append(
                         reply_from_response(
@@ -192,6 +190,9 @@ class AsyncDriver(Driver):
             holder.append(reader.reply())
         except Exception as exc:  # classified by the loop
             holder.append(self._failed(exc, reader))
+        finally:
+            if reader is not None:
+                await aclose(response)
 
     async def _run_tools(self, command: RunTools) -> list[ToolOutcome | BaseException]:
         calls = command.calls

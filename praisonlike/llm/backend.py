@@ -37,6 +37,20 @@ NO_WARMUP_ENV = "PRAISONLIKE_NO_WARMUP"
 _lock = threading.Lock()
 _module: ModuleType | None = None
 _warmup_thread: threading.Thread | None = None
+_turn_thread: threading.Thread | None = None
+
+
+_folder: list[Path | None] = []
+
+
+def litellm_folder() -> Path | None:
+    """The installed LiteLLM package's folder, found without importing LiteLLM
+    (``None`` when it is not installed); looked up once."""
+    if not _folder:
+        spec = importlib.util.find_spec("litellm")
+        locations = spec.submodule_search_locations if spec is not None else None
+        _folder.append(Path(next(iter(locations))) if locations else None)
+    return _folder[0]
 
 
 def bundled_tiktoken_dir() -> Path | None:
@@ -44,14 +58,11 @@ def bundled_tiktoken_dir() -> Path | None:
 
     Found from the package's location, without importing LiteLLM.
     """
-    spec = importlib.util.find_spec("litellm")
-    if spec is None or not spec.submodule_search_locations:
+    package = litellm_folder()
+    if package is None:
         return None
-    for location in spec.submodule_search_locations:
-        folder = Path(location) / "litellm_core_utils" / "tokenizers"
-        if folder.is_dir():
-            return folder
-    return None
+    folder = package / "litellm_core_utils" / "tokenizers"
+    return folder if folder.is_dir() else None
 
 
 def prepare_environment() -> None:
@@ -91,25 +102,35 @@ def warmup_disabled() -> bool:
     return os.environ.get(NO_WARMUP_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
-def warmup() -> None:
+def warmup(*, litellm: bool = True) -> None:
     """Start importing LiteLLM on a background thread; returns at once.
 
     The thread waits :data:`WARMUP_DELAY`, imports praisonlike's own turn
     machinery (:data:`TURN_MODULES`), then LiteLLM. A program that
     builds its agent and then does other work pays little of LiteLLM's
-    multi-second import at the first ``chat()``. Idempotent. Does
-    nothing when ``PRAISONLIKE_NO_WARMUP=1``: LiteLLM is then imported by the
-    first model call, on the caller's thread.
+    multi-second import at the first ``chat()``. With ``litellm=False`` (an
+    agent whose calls never need LiteLLM, see
+    :func:`praisonlike.llm.transport.warm_up_for`) only the turn machinery is
+    imported. Idempotent. Does nothing when ``PRAISONLIKE_NO_WARMUP=1``:
+    LiteLLM is then imported by the first model call that needs it, on the
+    caller's thread.
     """
-    global _warmup_thread
+    global _warmup_thread, _turn_thread
     if _module is not None or _warmup_thread is not None or warmup_disabled():
         return
+    if not litellm and _turn_thread is not None:
+        return
     with _lock:
-        if _warmup_thread is None:
+        if litellm and _warmup_thread is None:
             _warmup_thread = threading.Thread(
                 target=_delayed_load, name="praisonlike-warmup", daemon=True
             )
             _warmup_thread.start()
+        elif not litellm and _turn_thread is None and _warmup_thread is None:
+            _turn_thread = threading.Thread(
+                target=_import_turn_modules, name="praisonlike-warmup-turn", daemon=True
+            )
+            _turn_thread.start()
 
 
 TURN_MODULES = (
@@ -126,8 +147,12 @@ TURN_MODULES = (
 them); the warmup thread imports these first."""
 
 
-def _delayed_load() -> None:
+def _import_turn_modules() -> None:
     time.sleep(WARMUP_DELAY)
     for name in TURN_MODULES:
         importlib.import_module(name)
+
+
+def _delayed_load() -> None:
+    _import_turn_modules()
     load_litellm()

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from praisonlike.llm.backend import load_litellm
+from praisonlike.llm.model_map import model_map
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ def _local_features(model: str) -> ModelFeatures | None:
 
 
 def _map_entry(model: str) -> Mapping[str, Any] | None:
-    table: Mapping[str, Any] = load_litellm().model_cost
+    table: Mapping[str, Any] = model_map()
     candidates = [model]
     if "/" in model:
         candidates.append(model.split("/", 1)[1])

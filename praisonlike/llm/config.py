@@ -69,6 +69,10 @@ class LLMConfig:
     ``fallback_models`` entries are model strings or full configurations (a
     dict is made an ``LLMConfig``); :func:`model_entry` says what each form
     inherits from this configuration.
+
+    ``transport="litellm"`` sends every call through LiteLLM, also on an
+    OpenAI-compatible endpoint the SDK would otherwise call directly (see
+    :mod:`praisonlike.llm.transport`); ``"auto"`` (the default) lets it choose.
     """
 
     model: str
@@ -80,6 +84,7 @@ class LLMConfig:
     fallback_models: tuple[str | LLMConfig, ...] = ()
     features: Mapping[str, Any] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    transport: Literal["auto", "litellm"] = "auto"
 
     def __post_init__(self) -> None:
         set_field = object.__setattr__
@@ -156,6 +161,8 @@ def _llm_problems(config: LLMConfig) -> list[str]:
         problems.append(f"features must be a mapping or None, got {config.features!r}")
     if not isinstance(config.extra, Mapping):
         problems.append(f"extra must be a mapping, got {config.extra!r}")
+    if config.transport not in ("auto", "litellm"):
+        problems.append(f'transport must be "auto" or "litellm", got {config.transport!r}')
     return problems
 
 

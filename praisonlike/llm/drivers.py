@@ -19,8 +19,7 @@ from typing import Any, Protocol, TypeVar
 from praisonlike.cancellation import CancelToken, iterate_cancellable
 from praisonlike.errors import RunCancelled, RunTimeout
 from praisonlike.events import TextDelta
-from praisonlike.llm.backend import load_litellm
-from praisonlike.llm.model_call import StreamAssembler, completion_kwargs, reply_from_response
+from praisonlike.llm.model_call import StreamAssembler, reply_from_response
 from praisonlike.llm.pricing import usage_from_response
 from praisonlike.llm.protocol import (
     CallModel,
@@ -33,6 +32,7 @@ from praisonlike.llm.protocol import (
     ToolCall,
     ToolOutcome,
 )
+from praisonlike.llm.transport import send
 from praisonlike.llm.usage import Usage
 
 T = TypeVar("T")
@@ -258,7 +258,7 @@ class SyncDriver(Driver):
         """The response (non-streamed) or its chunks, abandoned at once on cancellation."""
 
         def produce() -> Generator[Any, None, None]:
-            response = load_litellm().completion(**completion_kwargs(command))
+            response = send(command)
             if command.stream:
                 yield from response
             else:

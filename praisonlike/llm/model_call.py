@@ -1,5 +1,7 @@
 """Turning a :class:`CallModel` command into LiteLLM arguments, and responses into replies.
 
+The responses of both transports (:mod:`praisonlike.llm.transport`) are read here.
+
 Shared by the sync and async drivers, so both build identical requests and
 read responses (streamed or not) the same way.
 """
@@ -9,12 +11,23 @@ from __future__ import annotations
 from typing import Any
 
 from praisonlike.errors import MalformedResponseError
+from praisonlike.llm.config import LLMConfig
 from praisonlike.llm.network_guard import check_model_request
 from praisonlike.llm.preflight import check_model
 from praisonlike.llm.pricing import usage_from_response
 from praisonlike.llm.protocol import CallModel, ModelReply, ToolCall
 from praisonlike.llm.usage import Usage
 from praisonlike.text_safety import scrub_surrogates
+
+
+def checked_call(llm: LLMConfig) -> None:
+    """Raise before anything is sent when a request for ``llm`` cannot work or is not allowed.
+
+    The pre-flight check (:func:`~praisonlike.llm.preflight.check_model`), then
+    the network guard; both transports run it.
+    """
+    check_model(llm)
+    check_model_request(llm.model, llm.api_base)
 
 
 def completion_kwargs(command: CallModel) -> dict[str, Any]:
@@ -28,8 +41,7 @@ def completion_kwargs(command: CallModel) -> dict[str, Any]:
     parameter the model does not support, for this call only.
     """
     llm = command.llm
-    check_model(llm)
-    check_model_request(llm.model, llm.api_base)
+    checked_call(llm)
     kwargs: dict[str, Any] = llm.call_params()
     kwargs.update(command.params)
     kwargs.setdefault("drop_params", True)

@@ -61,7 +61,7 @@ def endpoint_label(url: str) -> str | None:
 
 def check_model_request(model: str, api_base: str | None) -> None:
     """Raise if requests are restricted and ``api_base`` is not on the loopback."""
-    if model_requests_allowed() or is_loopback_url(api_base):
+    if is_loopback_url(api_base) or model_requests_allowed():
         return
     where = api_base or "the provider's default endpoint"
     raise ModelRequestBlockedError(

@@ -46,6 +46,7 @@ from typing import Any
 from praisonlike.errors import MissingCredentialsError, UnknownModelError
 from praisonlike.llm.backend import load_litellm
 from praisonlike.llm.config import LLMConfig
+from praisonlike.llm.providers import OPENAI_PROVIDER, is_openai_prefixed
 
 MODEL_SPELLING_HINT = (
     "spell it provider/model, e.g. openai/gpt-4o-mini; `praisonlike models info MODEL` "
@@ -98,7 +99,13 @@ def _carries_credentials(extra: Mapping[str, Any]) -> bool:
 
 @functools.lru_cache(maxsize=512)
 def _provider(model: str, api_base: str | None, custom_provider: str | None) -> str:
-    """LiteLLM's provider for ``model``; remembered, except a refusal."""
+    """LiteLLM's provider for ``model``; remembered, except a refusal.
+
+    ``openai/<name>`` is LiteLLM's ``openai`` provider whatever the name, so it
+    is answered without importing LiteLLM.
+    """
+    if custom_provider in (None, OPENAI_PROVIDER) and is_openai_prefixed(model):
+        return OPENAI_PROVIDER
     litellm = load_litellm()
     try:
         _, provider, _, _ = litellm.get_llm_provider(

@@ -1,9 +1,11 @@
 """Prices of models and the cost of their usage, in USD.
 
 Prices come from the caller's overrides first, then from LiteLLM's local price
-map (never downloaded). The bundled local models (``local``, ``local/<name>``)
-run on this machine and cost nothing. A model with no known price costs ``None`` -- never 0 --
-so totals can say they are incomplete (see :class:`~praisonlike.llm.usage.Usage`).
+map (never downloaded); for ``openai/<name>`` models the map is read without
+importing LiteLLM (:mod:`praisonlike.llm.model_map`). The bundled local models
+(``local``, ``local/<name>``) run on this machine and cost nothing. A model with no
+known price costs ``None`` -- never 0 -- so totals can say they are incomplete
+(see :class:`~praisonlike.llm.usage.Usage`).
 Prices are flat per token: LiteLLM's base rates, without tiers for long prompts
 or batch / priority discounts.
 """
@@ -18,7 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from praisonlike.errors import ConfigurationError
+from praisonlike.llm import model_map
 from praisonlike.llm.backend import load_litellm
+from praisonlike.llm.providers import is_openai_prefixed
 from praisonlike.llm.usage import Usage
 
 _PER_MILLION = 1_000_000
@@ -168,6 +172,10 @@ def _rate(model: str, key: str, value: object) -> float:
 
 
 def _price_from_litellm(model: str) -> ModelPrice | None:
+    info: Mapping[str, Any] | None
+    if is_openai_prefixed(model):
+        info = model_map.openai_entry(model)
+        return None if info is None else _price_of(info)
     litellm = load_litellm()
     info = litellm.model_cost.get(model)
     if info is None:
@@ -177,6 +185,10 @@ def _price_from_litellm(model: str) -> ModelPrice | None:
             return None
         if info.get("key") not in litellm.model_cost:
             return None
+    return _price_of(info)
+
+
+def _price_of(info: Mapping[str, Any]) -> ModelPrice | None:
     input_cost = _per_token(info, "input_cost_per_token")
     output_cost = _per_token(info, "output_cost_per_token")
     if input_cost is None or output_cost is None:

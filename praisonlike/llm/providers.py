@@ -14,6 +14,13 @@ import functools
 from praisonlike.llm.config import LLMConfig
 
 LOCAL_PROVIDER = "local"
+OPENAI_PROVIDER = "openai"
+
+
+def is_openai_prefixed(model: str) -> bool:
+    """True for ``openai/<name>``: LiteLLM routes it to its ``openai`` provider
+    whatever the name, so no LiteLLM lookup is needed."""
+    return model.startswith("openai/") and len(model) > len("openai/")
 
 
 def is_local_model(model: str) -> bool:
@@ -27,6 +34,8 @@ def provider_of(model: str) -> str | None:
     ``"local"`` for the bundled model, ``None`` when LiteLLM cannot tell."""
     if is_local_model(model):
         return LOCAL_PROVIDER
+    if is_openai_prefixed(model):
+        return OPENAI_PROVIDER
     from praisonlike.llm.backend import load_litellm
 
     try:

@@ -84,12 +84,27 @@ def test_litellm_lookups_are_cached(litellm: ModuleType, monkeypatch: pytest.Mon
 
     monkeypatch.setattr(litellm, "get_model_info", counting)
     monkeypatch.setattr(pricing, "_litellm_prices", {})
-    first = resolve_price("openai/gpt-4o-mini")
-    second = resolve_price("openai/gpt-4o-mini")
-    resolve_price(UNKNOWN_MODEL)
-    resolve_price(UNKNOWN_MODEL)
+    first = resolve_price("anthropic/claude-haiku-4-5")
+    second = resolve_price("anthropic/claude-haiku-4-5")
+    resolve_price("anthropic/claude-9")
+    resolve_price("anthropic/claude-9")
     assert first is not None and first == second
-    assert calls == ["openai/gpt-4o-mini", UNKNOWN_MODEL]
+    assert calls == ["anthropic/claude-haiku-4-5", "anthropic/claude-9"]
+
+
+def test_openai_models_are_priced_from_the_map_without_asking_litellm(
+    litellm: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``openai/<name>`` is read from the price map as data: the same price
+    LiteLLM's lookup gives, and unknown names stay unpriced."""
+    monkeypatch.setattr(pricing, "_litellm_prices", {})
+    info = litellm.get_model_info("openai/gpt-4o-mini")
+    monkeypatch.setattr(litellm, "get_model_info", None)
+    price = resolve_price("openai/gpt-4o-mini")
+    assert price is not None
+    assert price.input_per_mtok == pytest.approx(info["input_cost_per_token"] * 1_000_000)
+    assert price.output_per_mtok == pytest.approx(info["output_cost_per_token"] * 1_000_000)
+    assert resolve_price(UNKNOWN_MODEL) is None
 
 
 # -- overrides ------------------------------------------------------------------------

@@ -1,0 +1,149 @@
+"""The direct transport: a chat completion sent with the ``openai`` SDK, without LiteLLM.
+
+Used for the calls :func:`praisonlike.llm.transport.transport_for` gives to it
+(an ``openai/<name>`` model at a custom ``api_base``, the bundled local
+model). The request is what LiteLLM sends such an endpoint through the same
+SDK: the model name without its ``openai/`` prefix, the messages, the tools,
+the call's OpenAI parameters, and for a stream ``stream_options`` asking for
+the usage. The SDK's own retries are off (``max_retries=0``: the tool loop
+owns retrying). The response is the SDK's own object (a ``ChatCompletion``,
+or a stream of ``ChatCompletionChunk``), read by the same code as LiteLLM's,
+and the SDK's exceptions carry the status, headers and request that
+:mod:`praisonlike.llm.errors` classifies.
+
+One client is kept per (endpoint, key) for blocking calls and per (endpoint,
+key, event loop) for async ones, so connections are pooled across turns.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+from collections.abc import Mapping
+from typing import Any
+
+from praisonlike.llm.protocol import CallModel
+
+PREFIX = "openai/"
+
+OPENAI_WIRE_PARAMS = frozenset(
+    {
+        "temperature",
+        "max_tokens",
+        "max_completion_tokens",
+        "top_p",
+        "n",
+        "stop",
+        "presence_penalty",
+        "frequency_penalty",
+        "logit_bias",
+        "logprobs",
+        "top_logprobs",
+        "user",
+        "seed",
+        "response_format",
+        "tool_choice",
+        "parallel_tool_calls",
+        "extra_body",
+        "extra_headers",
+        "drop_params",
+    }
+)
+"""The call parameters the direct transport sends as they are (``drop_params`` is
+read, not sent). A call with any other parameter goes through LiteLLM."""
+
+_SDK_OPTIONS = ("extra_body", "extra_headers")
+
+_sync_lock = threading.Lock()
+_sync_clients: dict[tuple[str, str], Any] = {}
+_async_clients: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], Any]]
+_async_clients = weakref.WeakKeyDictionary()
+
+
+def request_body(command: CallModel) -> dict[str, Any]:
+    """The keyword arguments of ``chat.completions.create`` for ``command``."""
+    llm = command.llm
+    params: dict[str, Any] = dict(llm.extra)
+    if llm.temperature is not None:
+        params["temperature"] = llm.temperature
+    if llm.max_tokens is not None:
+        params["max_tokens"] = llm.max_tokens
+    params.update(command.params)
+    params.pop("drop_params", None)
+    body: dict[str, Any] = {
+        key: value for key, value in params.items() if value is not None or key in _SDK_OPTIONS
+    }
+    body["model"] = llm.model[len(PREFIX) :] if llm.model.startswith(PREFIX) else llm.model
+    body["messages"] = command.messages
+    if command.tools:
+        body["tools"] = command.tools
+    else:
+        body.pop("tool_choice", None)
+        body.pop("parallel_tool_calls", None)
+    if command.stream:
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
+    timeout = command.timeout if command.timeout is not None else llm.timeout
+    if timeout is not None:
+        body["timeout"] = timeout
+    return body
+
+
+def _credentials(command: CallModel) -> tuple[str, str]:
+    """(endpoint, key): the configured key, else ``OPENAI_API_KEY`` as LiteLLM reads it.
+
+    Raises the SDK's own error (classified as authentication) when there is none.
+    """
+    llm = command.llm
+    key = llm.api_key.get_secret_value() if llm.api_key is not None else None
+    if key is None:
+        key = os.environ.get("OPENAI_API_KEY")
+    if key is None:
+        from openai import OpenAIError
+
+        raise OpenAIError(
+            "The api_key client option must be set either by passing api_key to the "
+            "client or by setting the OPENAI_API_KEY environment variable"
+        )
+    return str(llm.api_base), key
+
+
+def complete(command: CallModel) -> Any:
+    """Send ``command`` and block for the response (a chunk iterator when streamed)."""
+    key = _credentials(command)
+    client = _sync_clients.get(key)
+    if client is None:
+        with _sync_lock:
+            client = _sync_clients.get(key)
+            if client is None:
+                from openai import OpenAI
+
+                client = OpenAI(base_url=key[0], api_key=key[1], max_retries=0)
+                _sync_clients[key] = client
+    return client.chat.completions.create(**request_body(command))
+
+
+async def acomplete(command: CallModel) -> Any:
+    """Send ``command`` on this event loop's client; the response or an async chunk iterator."""
+    import asyncio
+
+    key = _credentials(command)
+    loop = asyncio.get_running_loop()
+    clients = _async_clients.get(loop)
+    if clients is None:
+        clients = _async_clients.setdefault(loop, {})
+    client = clients.get(key)
+    if client is None:
+        from openai import AsyncOpenAI
+
+        client = clients[key] = AsyncOpenAI(base_url=key[0], api_key=key[1], max_retries=0)
+    return await client.chat.completions.create(**request_body(command))
+
+
+def accepts(params: Mapping[str, Any]) -> bool:
+    """Whether every parameter of a call is one the direct transport sends as it is."""
+    return all(name in OPENAI_WIRE_PARAMS for name in params)
+
+
+__all__ = ["OPENAI_WIRE_PARAMS", "PREFIX", "accepts", "acomplete", "complete", "request_body"]
