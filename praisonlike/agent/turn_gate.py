@@ -8,15 +8,18 @@ the queue.
 
 A turn started by code that runs inside a turn of the same agent (one of its
 tools, hooks or guardrails, or the loop consuming its events) would wait for
-itself forever, so it raises :class:`ConcurrentTurnError` at once. "Inside" is
-tracked with a context variable, which follows the turn into its tool threads
-and tasks. An ``async for`` over ``astream_events`` left with ``break`` is
-closed by the event loop a moment later; a task starting a turn right after it
-first lets the loop do that.
+itself forever, so it raises :class:`ConcurrentTurnError` at once; so does a
+sync turn started on the thread of the event loop that runs the agent's turn
+as a task (waiting there would stop that loop). "Inside" is tracked with a
+context variable, which follows the turn into its tool threads and tasks. An
+``async for`` over ``astream_events`` left with ``break`` is closed by the
+event loop a moment later; a task starting a turn right after it first lets
+the loop do that.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections import deque
 from contextvars import ContextVar
@@ -36,6 +39,8 @@ _turns_inside: ContextVar[tuple[object, ...]] = ContextVar("praisonlike_turns_in
 
 
 class _ThreadWaiter:
+    loop = None
+
     def __init__(self) -> None:
         self.woken = threading.Event()
 
@@ -64,12 +69,25 @@ class _TaskWaiter:
 W = TypeVar("W", _ThreadWaiter, _TaskWaiter)
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop running in this thread, without importing asyncio for sync callers."""
+    module = sys.modules.get("asyncio")
+    if module is None:
+        return None
+    try:
+        loop: asyncio.AbstractEventLoop = module.get_running_loop()
+    except RuntimeError:
+        return None
+    return loop
+
+
 class TurnGate:
     """The agent's turn lock: :meth:`enter` / :meth:`aenter` before a turn, :meth:`leave` after."""
 
     def __init__(self) -> None:
         self._mutex = threading.Lock()
         self._holder: object | None = None
+        self._holder_loop: asyncio.AbstractEventLoop | None = None
         self._waiting: deque[_ThreadWaiter | _TaskWaiter] = deque()
 
     def enter(self) -> None:
@@ -77,6 +95,12 @@ class TurnGate:
         self._refuse_reentry()
         waiter = self._take_or_queue(_ThreadWaiter)
         if waiter is not None:
+            if self._holder_loop is not None and self._holder_loop is _running_loop():
+                self._withdraw(waiter)
+                raise ConcurrentTurnError(
+                    "a turn of this agent is running as a task of this thread's event loop; "
+                    "waiting here would block that loop for ever. Use 'await agent.achat(...)'"
+                )
             try:
                 waiter.woken.wait()
             except BaseException:
@@ -94,7 +118,7 @@ class TurnGate:
             await asyncio.sleep(0)
         self._refuse_reentry()
         loop = asyncio.get_running_loop()
-        waiter = self._take_or_queue(lambda: _TaskWaiter(loop))
+        waiter = self._take_or_queue(lambda: _TaskWaiter(loop), loop)
         if waiter is not None:
             try:
                 await waiter.woken
@@ -123,11 +147,14 @@ class TurnGate:
                 "Finish the running turn first, or use another Agent"
             )
 
-    def _take_or_queue(self, make_waiter: Callable[[], W]) -> W | None:
+    def _take_or_queue(
+        self, make_waiter: Callable[[], W], loop: asyncio.AbstractEventLoop | None = None
+    ) -> W | None:
         """Take the turn (``None``) or queue a new waiter and return it."""
         with self._mutex:
             if self._holder is None and not self._waiting:
                 self._holder = object()
+                self._holder_loop = loop
                 return None
             waiter = make_waiter()
             self._waiting.append(waiter)
@@ -143,10 +170,13 @@ class TurnGate:
     def _pass_on(self) -> None:
         with self._mutex:
             while self._waiting:
-                if self._waiting.popleft().wake():
+                waiter = self._waiting.popleft()
+                if waiter.wake():
                     self._holder = object()
+                    self._holder_loop = waiter.loop
                     return
             self._holder = None
+            self._holder_loop = None
 
     def _mark(self) -> None:
         holder = self._holder

@@ -259,3 +259,22 @@ def test_a_stream_holds_the_agent_until_it_is_closed(
 
     assert run_on_own_loop(main) == "fine"
     assert [m["content"] for m in agent.chat_history if m["role"] == "user"] == ["next", "second"]
+
+
+def test_a_sync_turn_on_the_loop_running_a_turn_is_refused(
+    server: LocalLLMServer, llm: dict[str, Any]
+) -> None:
+    server.default = echo_slowly
+    agent = Agent(instructions="x", llm=llm)
+
+    async def main() -> Any:
+        running = asyncio.create_task(agent.achat("one"))
+        while server.request_count == 0:
+            await asyncio.sleep(0.01)
+        with pytest.raises(ConcurrentTurnError, match="await agent.achat"):
+            agent.chat("from the loop's own thread")
+        return await running
+
+    assert run_on_own_loop(main) == "answer to one"
+    assert agent.chat("two") == "answer to two"
+    assert server.request_count == 2
