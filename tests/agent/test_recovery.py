@@ -5,6 +5,7 @@ request and resends it (at most ``max_context_retries`` times); retryable
 errors back off and retry up to ``max_retries``, then fall back to the next
 model; authentication and model-not-found fall back at once or raise. A
 failed turn leaves ``chat_history`` unchanged; a recovered one extends it.
+Every test runs on both transports (the openai SDK sent directly, and LiteLLM).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from transport_support import TRANSPORTS, use_transport
 
 from praisonlike import Agent, ContextConfig, ExecutionConfig, TerminationReason
 from praisonlike.errors import (
@@ -49,6 +51,18 @@ from praisonlike.testing import (
 from praisonlike.testing.script import Response
 
 WAYS = ("chat", "achat", "iter_stream")
+
+
+@pytest.fixture(autouse=True, params=TRANSPORTS)
+def transport(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, server: LocalLLMServer
+) -> str:
+    """Every test runs on both transports: the direct openai SDK one and LiteLLM."""
+    name = str(request.param)
+    use_transport(monkeypatch, name, server.llm_config())
+    return name
+
+
 FALLBACK = "openai/other-model"
 SLOW_CALL_TIMEOUT = 0.4
 

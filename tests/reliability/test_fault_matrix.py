@@ -8,7 +8,8 @@ turn's second round. ``MATRIX`` writes down, per fault, what must happen in
 the four (once / always) x (no fallback / fallback) situations, following the
 policy of docs/errors.md with ``max_retries=1`` and ``max_context_retries=2``.
 
-Every cell checks: the call returns before a deadline, it gives an answer or
+Every cell runs on both transports (the openai SDK sent directly, and LiteLLM)
+and checks: the call returns before a deadline, it gives an answer or
 raises exactly the typed error (never ``None``), how many requests reached the
 server and for which model, the RunResult, the agent's history (unchanged by a
 failed turn, extended by a recovered one) and the stored turn (status, answer,
@@ -36,6 +37,7 @@ from reliability_support import (
     seed_session,
     stored_turns,
 )
+from transport_support import TRANSPORTS, use_transport
 
 from praisonlike import Agent, ExecutionConfig, MemoryConfig, TerminationReason
 from praisonlike.errors import (
@@ -128,11 +130,9 @@ def falls_back_at_once(fault: Response, error: ErrorTypes) -> Row:
     )
 
 
-# LiteLLM reports a dropped connection and an undecodable body as a (synthetic) 500, classified
-# service_unavailable today; the second type is the one tests/agent/test_recovery.py's strict
-# xfail test_dropped_and_malformed_raise_their_own_types expects once that is fixed.
-DROPPED = (ServiceUnavailableError, APIConnectionError)
-MALFORMED = (ServiceUnavailableError, MalformedResponseError)
+# Each raises its own type on both transports, although LiteLLM wraps both in a synthetic 500.
+DROPPED = APIConnectionError
+MALFORMED = MalformedResponseError
 MATRIX: dict[str, Row] = {
     "rate_limit": retryable(FAULTS["rate_limit"], RateLimitError),
     "rate_limit_retry_after": retryable(FAULTS["rate_limit_retry_after"], RateLimitError),
@@ -240,10 +240,20 @@ def cells() -> list[Any]:
     return params
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize(("fault_id", "situation", "tools", "way"), cells())
 def test_fault_cell(
-    server: LocalLLMServer, tmp_path: Path, fault_id: str, situation: str, tools: bool, way: str
+    server: LocalLLMServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fault_id: str,
+    situation: str,
+    tools: bool,
+    way: str,
+    transport: str,
 ) -> None:
+    """Every cell on both transports: the direct openai SDK one and LiteLLM."""
+    use_transport(monkeypatch, transport, server.llm_config(PRIMARY))
     row = MATRIX[fault_id]
     always, fallback = SITUATIONS[situation]
     expected: Outcome = getattr(row, situation)
