@@ -1,0 +1,208 @@
+"""Which transport a model call goes through, and that both send the same thing.
+
+The direct transport (the ``openai`` SDK) serves ``openai/<name>`` models at an
+``api_base`` and the local model; everything else goes through LiteLLM. The
+two send identical request bodies for the same turn, give the same answers and
+usage, and a script on an OpenAI-wire endpoint never imports LiteLLM.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from transport_support import TRANSPORTS, use_transport
+
+from praisonlike import Agent
+from praisonlike.errors import (
+    AuthenticationError,
+    ConfigurationError,
+    ModelRequestBlockedError,
+)
+from praisonlike.llm.config import LLMConfig
+from praisonlike.llm.transport import TRANSPORT_ENV, transport_for
+from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
+
+ENDPOINT = "http://127.0.0.1:8080/v1"
+
+
+@pytest.mark.parametrize(
+    ("llm", "params", "expected"),
+    [
+        ({"model": "openai/test-model", "api_base": ENDPOINT}, None, "openai"),
+        ({"model": "openai/qwen2.5-coder-0.5b", "api_base": ENDPOINT}, None, "openai"),
+        ({"model": "local"}, None, "openai"),
+        ({"model": "local/qwen2.5-coder-0.5b"}, None, "openai"),
+        (
+            {"model": "openai/test-model", "api_base": ENDPOINT, "seed": 1, "top_p": 0.5},
+            None,
+            "openai",
+        ),
+        ({"model": "openai/test-model", "api_base": ENDPOINT}, {"tool_choice": "none"}, "openai"),
+        ({"model": "openai/test-model", "api_base": ENDPOINT}, {"extra_body": {}}, "openai"),
+        # no api_base: OpenAI's own endpoint, through LiteLLM
+        ({"model": "openai/test-model"}, None, "litellm"),
+        ({"model": "gpt-4o-mini"}, None, "litellm"),
+        # OpenAI's own models: LiteLLM adapts their parameters
+        ({"model": "openai/o3-mini", "api_base": ENDPOINT}, None, "litellm"),
+        ({"model": "openai/gpt-4o", "api_base": ENDPOINT}, None, "litellm"),
+        # other providers, even OpenAI-compatible ones
+        ({"model": "hosted_vllm/my-model", "api_base": ENDPOINT}, None, "litellm"),
+        ({"model": "anthropic/claude-3-5-haiku-latest"}, None, "litellm"),
+        ({"model": "ollama/llama3", "api_base": ENDPOINT}, None, "litellm"),
+        # a parameter that is not a standard OpenAI chat parameter
+        ({"model": "openai/test-model", "api_base": ENDPOINT, "top_k": 5}, None, "litellm"),
+        (
+            {"model": "test-model", "api_base": ENDPOINT, "custom_llm_provider": "openai"},
+            None,
+            "litellm",
+        ),
+        ({"model": "openai/test-model", "api_base": ENDPOINT}, {"num_retries": 2}, "litellm"),
+        # asked for
+        (
+            {"model": "openai/test-model", "api_base": ENDPOINT, "transport": "litellm"},
+            None,
+            "litellm",
+        ),
+        ({"model": "local", "transport": "litellm"}, None, "litellm"),
+    ],
+)
+def test_which_transport_each_model_selects(
+    llm: dict[str, Any], params: dict[str, Any] | None, expected: str
+) -> None:
+    assert transport_for(LLMConfig.coerce(llm), params) == expected
+
+
+def test_the_environment_forces_litellm(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = LLMConfig(model="openai/test-model", api_base=ENDPOINT)
+    monkeypatch.setenv(TRANSPORT_ENV, "litellm")
+    assert transport_for(config) == "litellm"
+    monkeypatch.setenv(TRANSPORT_ENV, "auto")
+    assert transport_for(config) == "openai"
+
+
+def test_an_unknown_transport_is_a_configuration_error() -> None:
+    with pytest.raises(ConfigurationError, match="transport"):
+        LLMConfig(model="openai/test-model", transport="httpx")  # type: ignore[arg-type]
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def _turns(server: LocalLLMServer, llm: dict[str, Any]) -> list[Any]:
+    """A tool turn (chat), a streamed turn and an async turn; their answers and usage."""
+    server.extend(
+        [
+            ToolCalls([Call("add", {"a": 2, "b": 3}, id="call_1")]),
+            Text("five"),
+            Text("streamed"),
+            Text("async"),
+        ]
+    )
+    agent = Agent(instructions="You add.", llm=llm, tools=[add])
+    answers = [agent.chat("add 2 and 3"), "".join(agent.iter_stream("again"))]
+    answers.append(asyncio.run(agent.achat("once more")))
+    usage = agent.usage
+    return [answers, usage.requests, usage.prompt_tokens, usage.completion_tokens]
+
+
+def test_both_transports_send_the_same_requests_and_read_the_same_answers(
+    server: LocalLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    llm = {
+        **server.llm_config(),
+        "temperature": 0.2,
+        "max_tokens": 64,
+        "seed": 7,
+        "extra_body": {"top_k": 3},
+    }
+    results, bodies = {}, {}
+    for name in TRANSPORTS:
+        use_transport(monkeypatch, name, llm)
+        server.reset()
+        results[name] = _turns(server, llm)
+        bodies[name] = [request.body for request in server.requests]
+
+    assert results["openai"] == results["litellm"]
+    assert results["openai"][0] == ["five", "streamed", "async"]
+    assert len(bodies["openai"]) == 4
+    assert bodies["openai"] == bodies["litellm"]
+    streamed = bodies["openai"][2]
+    assert streamed["stream"] is True and streamed["stream_options"] == {"include_usage": True}
+    assert streamed["model"] == "test-model" and streamed["top_k"] == 3
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_missing_key_is_an_authentication_error_before_any_request(
+    server: LocalLLMServer, monkeypatch: pytest.MonkeyPatch, transport: str
+) -> None:
+    llm = {"model": "openai/test-model", "api_base": server.url}
+    use_transport(monkeypatch, transport, llm)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    agent = Agent(instructions="x", llm=llm)
+
+    with pytest.raises(AuthenticationError, match="api_key"):
+        agent.chat("hello")
+
+    assert server.request_count == 0
+    assert agent.chat_history == []
+
+
+@pytest.mark.parametrize("way", ["chat", "achat", "iter_stream"])
+def test_the_network_guard_refuses_a_remote_openai_wire_endpoint(
+    server: LocalLLMServer, way: str
+) -> None:
+    llm = {"model": "openai/my-model", "api_base": "https://api.example.invalid/v1"}
+    assert transport_for(LLMConfig.coerce(llm)) == "openai"
+    agent = Agent(instructions="x", llm=llm)
+
+    with pytest.raises(ModelRequestBlockedError, match="PRAISONLIKE_ALLOW_MODEL_REQUESTS"):
+        if way == "chat":
+            agent.chat("hello")
+        elif way == "achat":
+            asyncio.run(agent.achat("hello"))
+        else:
+            "".join(agent.iter_stream("hello"))
+
+    assert server.request_count == 0
+
+
+SCRIPT = """
+import asyncio, json, sys
+from praisonlike import Agent
+from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
+
+def add(a: int, b: int) -> int:
+    "Add two integers."
+    return a + b
+
+with LocalLLMServer() as server:
+    server.extend([ToolCalls([Call("add", {"a": 2, "b": 3})]), Text("5"), Text("s"), Text("a")])
+    agent = Agent(instructions="x", llm=server.llm_config(), tools=[add])
+    answers = [agent.chat("add"), "".join(agent.iter_stream("again"))]
+    answers.append(asyncio.run(agent.achat("x")))
+    cost = agent.usage.cost
+print(json.dumps({"answers": answers, "litellm": "litellm" in sys.modules}))
+"""
+
+
+@pytest.mark.parametrize(("forced", "imported"), [(None, False), ("litellm", True)])
+def test_a_script_on_an_openai_wire_endpoint_never_imports_litellm(
+    forced: str | None, imported: bool
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in (TRANSPORT_ENV, "PRAISONLIKE_NO_WARMUP")}
+    if forced is not None:
+        env[TRANSPORT_ENV] = forced
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report == {"answers": ["5", "s", "a"], "litellm": imported}
