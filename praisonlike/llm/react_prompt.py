@@ -14,28 +14,25 @@ def react_instructions(tools: Sequence[dict[str, Any]]) -> str:
     ``tools`` are OpenAI tool schemas (``{"type": "function", "function":
     {...}}``) or their bare ``{"name", "description", "parameters"}`` form.
     Each tool is listed as one JSON line with its name, description and
-    parameters, followed by the protocol: to call a tool, answer with ONLY
-    ``{"name": ..., "arguments": {...}}`` (optionally fenced); the result comes
-    in the next message; then call again or answer in plain text.
+    parameters, followed by the protocol, kept short (a small model's prompt
+    is paid for on every round): to call a tool, answer with ONLY
+    ``{"name": ..., "arguments": {...}}``; the result comes in the next
+    message; otherwise, or then, answer in plain text.
     """
     listing = [json.dumps(_tool_signature(tool), ensure_ascii=False) for tool in tools]
     return "\n".join(
         [
             "# Tools",
             "",
-            "You may call one of these functions to help with the user's request.",
-            "Function signatures are within <tools></tools> XML tags:",
+            "You may call one of these functions to help with the user's request:",
             "<tools>",
             *listing,
             "</tools>",
             "",
-            "To call a function, reply with ONLY a JSON object with the function name and "
-            "arguments, and nothing else (a ```json fenced block is also accepted):",
+            "To call a function, reply with ONLY a JSON object, nothing else:",
             '{"name": <function-name>, "arguments": <args-json-object>}',
-            "Only call the functions listed above. The function's result will be given to you "
-            "in the next message. Never write a function's result yourself.",
-            "After a result, either call a function again in the same way or, once you have "
-            "what you need (or if no function is needed), answer the user in plain text.",
+            "Its result comes in the next message. Call a function only when it helps; "
+            "otherwise, and once you have its result, answer in plain text.",
         ]
     )
 
