@@ -6,8 +6,11 @@ model). The request is what LiteLLM sends such an endpoint through the same
 SDK: the model name without its ``openai/`` prefix, the messages, the tools,
 the call's OpenAI parameters, and for a stream ``stream_options`` asking for
 the usage. The SDK's own retries are off (``max_retries=0``: the tool loop
-owns retrying). The response is the SDK's own object (a ``ChatCompletion``,
-or a stream of ``ChatCompletionChunk``), read by the same code as LiteLLM's,
+owns retrying). The body is posted as it is (``client.post``), without the
+SDK's per-request walk over the parameters' type hints, which costs more
+than the rest of a turn's own work: praisonlike's messages and tools are
+plain JSON already, and the response is the decoded JSON (a dict, or a stream
+of dicts), not the SDK's models, read by the same code as LiteLLM's objects,
 and the SDK's exceptions carry the status, headers and request that
 :mod:`praisonlike.llm.errors` classifies.
 
@@ -53,7 +56,7 @@ OPENAI_WIRE_PARAMS = frozenset(
 """The call parameters the direct transport sends as they are (``drop_params`` is
 read, not sent). A call with any other parameter goes through LiteLLM."""
 
-_SDK_OPTIONS = ("extra_body", "extra_headers")
+_PATH = "/chat/completions"
 
 _sync_lock = threading.Lock()
 _sync_clients: dict[tuple[str, str], Any] = {}
@@ -62,7 +65,14 @@ _async_clients = weakref.WeakKeyDictionary()
 
 
 def request_body(command: CallModel) -> dict[str, Any]:
-    """The keyword arguments of ``chat.completions.create`` for ``command``."""
+    """The JSON body of the request for ``command`` (``extra_body`` merged in), as sent."""
+    body, options = _request(command)
+    return {**body, **options.get("extra_json", {})}
+
+
+def _request(command: CallModel) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The JSON body for ``command`` and the SDK's request options (timeout, extra
+    headers and body, bearer authentication)."""
     llm = command.llm
     params: dict[str, Any] = dict(llm.extra)
     if llm.temperature is not None:
@@ -71,9 +81,14 @@ def request_body(command: CallModel) -> dict[str, Any]:
         params["max_tokens"] = llm.max_tokens
     params.update(command.params)
     params.pop("drop_params", None)
-    body: dict[str, Any] = {
-        key: value for key, value in params.items() if value is not None or key in _SDK_OPTIONS
-    }
+    options: dict[str, Any] = {"security": {"bearer_auth": True}}
+    extra_body = params.pop("extra_body", None)
+    if extra_body:
+        options["extra_json"] = dict(extra_body)
+    extra_headers = params.pop("extra_headers", None)
+    if extra_headers:
+        options["headers"] = dict(extra_headers)
+    body = {key: value for key, value in params.items() if value is not None}
     body["model"] = llm.model[len(PREFIX) :] if llm.model.startswith(PREFIX) else llm.model
     body["messages"] = command.messages
     if command.tools:
@@ -86,8 +101,8 @@ def request_body(command: CallModel) -> dict[str, Any]:
         body["stream_options"] = {"include_usage": True}
     timeout = command.timeout if command.timeout is not None else llm.timeout
     if timeout is not None:
-        body["timeout"] = timeout
-    return body
+        options["timeout"] = timeout
+    return body, options
 
 
 def _credentials(command: CallModel) -> tuple[str, str]:
@@ -112,7 +127,7 @@ def _credentials(command: CallModel) -> tuple[str, str]:
 def complete(command: CallModel) -> Any:
     """Send ``command`` and block for the response (a chunk iterator when streamed)."""
     key = _credentials(command)
-    client = _sync_clients.get(key)
+    client: Any = _sync_clients.get(key)
     if client is None:
         with _sync_lock:
             client = _sync_clients.get(key)
@@ -121,7 +136,17 @@ def complete(command: CallModel) -> Any:
 
                 client = OpenAI(base_url=key[0], api_key=key[1], max_retries=0)
                 _sync_clients[key] = client
-    return client.chat.completions.create(**request_body(command))
+    body, options = _request(command)
+    from openai import Stream
+
+    return client.post(
+        _PATH,
+        body=body,
+        options=options,
+        cast_to=object,
+        stream=command.stream,
+        stream_cls=Stream[object],
+    )
 
 
 async def acomplete(command: CallModel) -> Any:
@@ -133,12 +158,22 @@ async def acomplete(command: CallModel) -> Any:
     clients = _async_clients.get(loop)
     if clients is None:
         clients = _async_clients.setdefault(loop, {})
-    client = clients.get(key)
+    client: Any = clients.get(key)
     if client is None:
         from openai import AsyncOpenAI
 
         client = clients[key] = AsyncOpenAI(base_url=key[0], api_key=key[1], max_retries=0)
-    return await client.chat.completions.create(**request_body(command))
+    body, options = _request(command)
+    from openai import AsyncStream
+
+    return await client.post(
+        _PATH,
+        body=body,
+        options=options,
+        cast_to=object,
+        stream=command.stream,
+        stream_cls=AsyncStream[object],
+    )
 
 
 def accepts(params: Mapping[str, Any]) -> bool:
