@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections import ChainMap
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ MAP_FILE = "model_prices_and_context_window_backup.json"
 
 _lock = threading.Lock()
 _bundled: dict[str, Any] | None = None
+_registered: dict[str, Any] = {}
 
 
 def bundled_map_path() -> Path | None:
@@ -37,11 +39,19 @@ def bundled_map_path() -> Path | None:
 
 
 def model_map() -> Mapping[str, Any]:
-    """Model name -> LiteLLM's entry for it (a dict); LiteLLM's live map once it is imported."""
+    """Model name -> LiteLLM's entry for it (a dict); LiteLLM's live map once it is
+    imported. Entries given to :func:`register` come first."""
     litellm = sys.modules.get("litellm") if backend.is_loaded() else None
-    if litellm is not None:
-        return litellm.model_cost
-    return _bundled_map()
+    base: dict[str, Any] = litellm.model_cost if litellm is not None else _bundled_map()
+    return ChainMap(_registered, base) if _registered else base
+
+
+def register(name: str, info: Mapping[str, Any]) -> None:
+    """Add ``name`` to the map for this process, without importing LiteLLM (as
+    ``litellm.register_model`` would, for the readers of this module: prices,
+    context windows, model features). Does nothing when the map has ``name``."""
+    if entry(name) is None:
+        _registered[name] = dict(info)
 
 
 def _bundled_map() -> dict[str, Any]:
@@ -77,4 +87,4 @@ def openai_entry(model: str) -> Mapping[str, Any] | None:
     return bare if bare is not None and bare.get("litellm_provider") == "openai" else None
 
 
-__all__ = ["MAP_FILE", "bundled_map_path", "entry", "model_map", "openai_entry"]
+__all__ = ["MAP_FILE", "bundled_map_path", "entry", "model_map", "openai_entry", "register"]

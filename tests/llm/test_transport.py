@@ -206,3 +206,25 @@ def test_a_script_on_an_openai_wire_endpoint_never_imports_litellm(
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report == {"answers": ["5", "s", "a"], "litellm": imported}
+
+
+def test_a_registered_model_is_priced_and_sized_without_litellm() -> None:
+    """What the local model registers (its alias, a price of 0, its window) is read
+    by pricing and context budgeting without importing LiteLLM."""
+    script = (
+        "import sys\n"
+        "from praisonlike.llm import model_map\n"
+        "from praisonlike.llm.pricing import resolve_price\n"
+        "from praisonlike.context.window import known_context_window\n"
+        "model_map.register('openai/my-local-alias', {'litellm_provider': 'openai', "
+        "'mode': 'chat', 'max_input_tokens': 4096, 'input_cost_per_token': 0.0, "
+        "'output_cost_per_token': 0.0})\n"
+        "price = resolve_price('openai/my-local-alias')\n"
+        "print(price.input_per_mtok, price.output_per_mtok, "
+        "known_context_window('openai/my-local-alias'), 'litellm' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0.0", "0.0", "4096", "False"]
