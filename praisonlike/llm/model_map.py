@@ -87,4 +87,23 @@ def openai_entry(model: str) -> Mapping[str, Any] | None:
     return bare if bare is not None and bare.get("litellm_provider") == "openai" else None
 
 
-__all__ = ["MAP_FILE", "bundled_map_path", "entry", "model_map", "openai_entry", "register"]
+def is_openai_own_model(model: str) -> bool:
+    """Whether ``openai/<name>`` names one of OpenAI's own models in the map LiteLLM
+    ships (``openai/gpt-4o``, ``openai/o3-mini``), not counting models registered
+    in this process (:func:`register`, ``litellm.register_model``)."""
+    bundled = _bundled_map()
+    if model in bundled:
+        return True
+    bare = bundled.get(model.split("/", 1)[-1])
+    return isinstance(bare, Mapping) and bare.get("litellm_provider") == "openai"
+
+
+__all__ = [
+    "MAP_FILE",
+    "bundled_map_path",
+    "entry",
+    "is_openai_own_model",
+    "model_map",
+    "openai_entry",
+    "register",
+]

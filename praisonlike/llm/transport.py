@@ -62,7 +62,7 @@ def transport_for(config: LLMConfig, params: Mapping[str, Any] | None = None) ->
         return "openai"
     if not config.api_base or not is_openai_prefixed(config.model):
         return "litellm"
-    return "litellm" if model_map.openai_entry(config.model) is not None else "openai"
+    return "litellm" if model_map.is_openai_own_model(config.model) else "openai"
 
 
 def needs_litellm(config: LLMConfig | None) -> bool:

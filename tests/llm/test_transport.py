@@ -24,6 +24,8 @@ from praisonlike.errors import (
     ConfigurationError,
     ModelRequestBlockedError,
 )
+from praisonlike.llm import model_map
+from praisonlike.llm.backend import load_litellm
 from praisonlike.llm.config import LLMConfig
 from praisonlike.llm.transport import TRANSPORT_ENV, transport_for
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
@@ -76,6 +78,17 @@ def test_which_transport_each_model_selects(
     llm: dict[str, Any], params: dict[str, Any] | None, expected: str
 ) -> None:
     assert transport_for(LLMConfig.coerce(llm), params) == expected
+
+
+def test_a_model_registered_in_this_process_stays_on_the_direct_transport() -> None:
+    """The local model registers its alias (``openai/<alias>``) in the map; that does
+    not make it one of OpenAI's own models."""
+    config = LLMConfig(model="openai/my-registered-alias", api_base=ENDPOINT)
+    model_map.register(config.model, {"litellm_provider": "openai", "mode": "chat"})
+    load_litellm().register_model({"openai/other-alias": {"litellm_provider": "openai"}})
+
+    assert transport_for(config) == "openai"
+    assert transport_for(LLMConfig(model="openai/other-alias", api_base=ENDPOINT)) == "openai"
 
 
 def test_the_environment_forces_litellm(monkeypatch: pytest.MonkeyPatch) -> None:
