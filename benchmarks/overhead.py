@@ -1,8 +1,11 @@
-"""Per-turn overhead of the agent over plain LiteLLM, on one LocalLLMServer.
+"""Per-turn overhead of the agent over the plain openai SDK and plain LiteLLM, on one server.
 
 A one-tool turn (a tool call, then the answer: two requests) is repeated for
-``agent.chat``, ``agent.achat`` and ``agent.iter_stream`` and for plain
-LiteLLM doing the same two requests (sync, async, streamed), one turn of
+``agent.chat``, ``agent.achat`` and ``agent.iter_stream`` on the direct
+transport (an OpenAI-wire endpoint, see ``praisonlike.llm.transport``) and
+judged against the plain openai SDK doing the same two requests (sync, async,
+streamed); the same three with ``transport="litellm"`` are judged against
+plain LiteLLM doing them. One turn of
 each mode after another, the order rotated every turn, so drift on a noisy
 machine and whatever a turn leaves behind hit every mode alike. The server's own
 time (a bare ``http.client`` doing the same requests) is subtracted before
@@ -25,7 +28,7 @@ as the agent does so that it cannot block the event loop; plain LiteLLM's
 loop runs it inline).
 
     .venv/bin/python benchmarks/overhead.py [--turns 200] [--history-turns 200]
-        [--growth-samples 200] [--profile]
+        [--growth-samples 200] [--profile] [--turns-only]
 """
 
 from __future__ import annotations
@@ -35,12 +38,12 @@ import asyncio
 import cProfile
 import io
 import pstats
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 
 from agent_turns import PROMPT, Sample, judgement, make_agent, timed, timed_async
 from history_growth import grown_states, measure_growth, measure_own_growth
-from plain import PlainTurn, capture_request, close_loop
+from plain import PlainOpenAITurn, PlainTurn, capture_request, close_loop
 from report import (
     bootstrap_interval,
     machine,
@@ -55,6 +58,7 @@ from report import (
 from served import ServerProcess, median_round_trip, request_bodies, server_round_trip
 
 from praisonlike import Agent
+from praisonlike.llm import model_map
 
 RATIO_TARGET = 1.10
 
@@ -73,36 +77,71 @@ def _cleared(agent: Agent, run: Callable[[], Sample]) -> Runner:
     return turn
 
 
+DIRECT_MODEL = "openai/bench-model"
+"""The agent's model on the direct transport: an ``openai/<name>`` that is not one of
+OpenAI's own models (``openai/gpt-4o-mini`` would go through LiteLLM)."""
+
+
+def direct_llm(server: ServerProcess) -> dict[str, str]:
+    """The agent's ``llm=`` on the direct (openai SDK) transport, its window registered."""
+    model_map.register(DIRECT_MODEL, {"litellm_provider": "openai", "max_input_tokens": 128_000})
+    return {**server.llm_config(), "model": DIRECT_MODEL}
+
+
+def litellm_llm(server: ServerProcess) -> dict[str, str]:
+    """The agent's ``llm=`` with every call through LiteLLM."""
+    return {**server.llm_config(), "transport": "litellm"}
+
+
 def _runners(
-    server: ServerProcess, plain: PlainTurn, loop: asyncio.AbstractEventLoop
+    server: ServerProcess,
+    plain: PlainTurn,
+    sdk: PlainOpenAITurn,
+    loop: asyncio.AbstractEventLoop,
 ) -> dict[str, Runner]:
-    chat, achat, stream = (make_agent(server.llm_config()) for _ in range(3))
-    interruptible = make_agent(server.llm_config(), interruptible_calls=True)
-    achat_async_tool = make_agent(server.llm_config(), async_tool=True)
+    direct = direct_llm(server)
+    chat, achat, stream = (make_agent(direct) for _ in range(3))
+    interruptible = make_agent(direct, interruptible_calls=True)
+    achat_async_tool = make_agent(direct, async_tool=True)
+    via = litellm_llm(server)
+    chat_l, achat_l, stream_l = (make_agent(via) for _ in range(3))
 
-    async def agent_achat() -> str:
-        return str(await achat.achat(PROMPT))
+    def agent_achat(agent: Agent) -> Callable[[], Awaitable[str]]:
+        async def turn() -> str:
+            return str(await agent.achat(PROMPT))
 
-    async def agent_achat_async_tool() -> str:
-        return str(await achat_async_tool.achat(PROMPT))
+        return turn
+
+    def agent_chat(agent: Agent) -> Runner:
+        return _cleared(agent, lambda: timed(lambda: str(agent.chat(PROMPT))))
+
+    def agent_stream(agent: Agent) -> Runner:
+        return _cleared(agent, lambda: timed(lambda: "".join(agent.iter_stream(PROMPT))))
 
     return {
-        "agent.chat": _cleared(chat, lambda: timed(lambda: str(chat.chat(PROMPT)))),
-        INTERRUPTIBLE_CHAT: _cleared(
-            interruptible, lambda: timed(lambda: str(interruptible.chat(PROMPT)))
-        ),
-        "agent.achat": _cleared(achat, lambda: timed_async(loop, agent_achat)),
+        "agent.chat": agent_chat(chat),
+        INTERRUPTIBLE_CHAT: agent_chat(interruptible),
+        "agent.achat": _cleared(achat, lambda: timed_async(loop, agent_achat(achat))),
         ACHAT_ASYNC_TOOL: _cleared(
-            achat_async_tool, lambda: timed_async(loop, agent_achat_async_tool)
+            achat_async_tool, lambda: timed_async(loop, agent_achat(achat_async_tool))
         ),
-        "agent.iter_stream": _cleared(
-            stream, lambda: timed(lambda: "".join(stream.iter_stream(PROMPT)))
+        "agent.iter_stream": agent_stream(stream),
+        f"agent.chat, {VIA_LITELLM}": agent_chat(chat_l),
+        f"agent.achat, {VIA_LITELLM}": _cleared(
+            achat_l, lambda: timed_async(loop, agent_achat(achat_l))
         ),
+        f"agent.iter_stream, {VIA_LITELLM}": agent_stream(stream_l),
+        "openai.create": lambda: timed(sdk.run),
+        "openai.acreate": lambda: timed_async(loop, sdk.arun),
+        "openai.create(stream)": lambda: timed(sdk.run_streamed),
         "litellm.completion": lambda: timed(plain.run),
         "litellm.acompletion": lambda: timed_async(loop, plain.arun),
         "litellm.completion(stream)": lambda: timed(plain.run_streamed),
     }
 
+
+VIA_LITELLM = "transport=litellm"
+"""The agent with ``LLMConfig(transport="litellm")``: judged against plain LiteLLM."""
 
 INTERRUPTIBLE_CHAT = "agent.chat, interruptible_calls=True"
 """An opt-in (a worker thread per call, for instant cancellation): shown, not judged."""
@@ -116,11 +155,17 @@ NOT_JUDGED = {INTERRUPTIBLE_CHAT, ACHAT_ASYNC_TOOL}
 
 
 PAIRS = {
-    "agent.chat": ("litellm.completion", "server"),
-    INTERRUPTIBLE_CHAT: ("litellm.completion", "server"),
-    "agent.achat": ("litellm.acompletion", "server"),
-    ACHAT_ASYNC_TOOL: ("litellm.acompletion", "server"),
-    "agent.iter_stream": ("litellm.completion(stream)", "server(stream)"),
+    "agent.chat": ("openai.create", "server"),
+    INTERRUPTIBLE_CHAT: ("openai.create", "server"),
+    "agent.achat": ("openai.acreate", "server"),
+    ACHAT_ASYNC_TOOL: ("openai.acreate", "server"),
+    "agent.iter_stream": ("openai.create(stream)", "server(stream)"),
+    f"agent.chat, {VIA_LITELLM}": ("litellm.completion", "server"),
+    f"agent.achat, {VIA_LITELLM}": ("litellm.acompletion", "server"),
+    f"agent.iter_stream, {VIA_LITELLM}": ("litellm.completion(stream)", "server(stream)"),
+    "openai.create": (None, "server"),
+    "openai.acreate": (None, "server"),
+    "openai.create(stream)": (None, "server(stream)"),
     "litellm.completion": (None, "server"),
     "litellm.acompletion": (None, "server"),
     "litellm.completion(stream)": (None, "server(stream)"),
@@ -132,7 +177,7 @@ def _collect(
 ) -> tuple[dict[str, list[Sample]], dict[str, list[float]]]:
     loop = asyncio.new_event_loop()
     try:
-        runners = _runners(server, plain, loop)
+        runners = _runners(server, plain, PlainOpenAITurn(server.llm_config(), plain.request), loop)
         first = plain.messages_for(PROMPT, [])
         bodies = {
             "server": request_bodies(first, plain.tools, stream=False),
@@ -200,8 +245,9 @@ def measure_repeated(server: ServerProcess, plain: PlainTurn, turns: int, rounds
         table(
             f"One-tool turn (2 requests), {count} turns per mode, ms per turn. net = wall minus "
             "the server's own time (median of a bare http.client doing the same requests); "
-            "cpu = this process's CPU time; ratios are agent / plain LiteLLM, with a 90% "
-            "bootstrap interval",
+            "cpu = this process's CPU time; ratios are agent / the plain openai SDK (agent "
+            "rows on the direct transport) or agent / plain LiteLLM (transport=litellm), "
+            "with a 90% bootstrap interval",
             [
                 "mode",
                 "wall median",
@@ -225,7 +271,7 @@ def _net_ratio(server_time: float, agent: Sequence[float], plain: Sequence[float
 
 
 def profile_turns(server: ServerProcess, turns: int) -> None:
-    agent = make_agent(server.llm_config())
+    agent = make_agent(direct_llm(server))
     for _ in range(10):
         agent.chat(PROMPT)
         agent.clear_history()
@@ -255,6 +301,9 @@ def main() -> None:
         help="also cProfile agent.chat turns (the caller's thread only, so LiteLLM's "
         "logging thread is not in it)",
     )
+    parser.add_argument(
+        "--turns-only", action="store_true", help="only the per-turn table (no history growth)"
+    )
     args = parser.parse_args()
     print(f"overhead: {machine()}")
     with ServerProcess() as server:
@@ -264,6 +313,9 @@ def main() -> None:
         )
         print(f"server's own time for the two requests (bare http.client): {ms(bare)} ms")
         ok = measure_repeated(server, plain, args.turns, args.rounds)
+        if args.turns_only:
+            print(f"\noverhead targets (per turn only): {verdict(ok)}")
+            return
         states = grown_states(server, args.history_turns)
         ok = measure_growth(server, plain, states, args.growth_samples) and ok
         measure_growth(server, plain, states, args.growth_samples, interruptible_calls=True)

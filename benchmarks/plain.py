@@ -1,9 +1,11 @@
-"""Plain LiteLLM doing what one agent turn does: the baseline every benchmark compares to.
+"""Plain LiteLLM, and the plain openai SDK, doing what one agent turn does: the baselines.
 
 A :class:`PlainTurn` sends the two requests of a one-tool turn -- the same
 model, messages and tool schemas the agent sends (captured from a real agent
 turn by :func:`capture_request`) -- and runs the tool by hand in between, with
 ``litellm.completion``, ``litellm.acompletion`` or a streamed completion.
+:class:`PlainOpenAITurn` does the same with the ``openai`` SDK's
+``chat.completions.create`` (sync, async, streamed).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class PlainTurn:
 
     def __init__(self, llm: dict[str, str], request: CapturedRequest) -> None:
         self.tools = request.tools
+        self.request = request
         self._params: dict[str, Any] = dict(llm, max_retries=0, tools=request.tools)
         self._messages = request.messages
 
@@ -97,6 +100,59 @@ class PlainTurn:
         messages += _tool_messages(call_id, name, "".join(arguments))
         text = []
         for chunk in litellm.completion(messages=messages, **self._params, **options):
+            if chunk.choices and chunk.choices[0].delta.content:
+                text.append(chunk.choices[0].delta.content)
+        return "".join(text)
+
+
+class PlainOpenAITurn:
+    """The same one-tool turns with nothing but the ``openai`` SDK
+    (``client.chat.completions.create``), as an application that uses it directly
+    would write them: one client per endpoint (and one async client), no retries."""
+
+    def __init__(self, llm: dict[str, str], request: CapturedRequest) -> None:
+        from openai import AsyncOpenAI, OpenAI
+
+        self._model = llm["model"].removeprefix("openai/")
+        self._client = OpenAI(base_url=llm["api_base"], api_key=llm["api_key"], max_retries=0)
+        self._async = AsyncOpenAI(base_url=llm["api_base"], api_key=llm["api_key"], max_retries=0)
+        self._tools: Any = request.tools
+        self._messages = request.messages
+
+    def run(self) -> str:
+        create = self._client.chat.completions.create
+        messages: Any = list(self._messages)
+        first = create(model=self._model, messages=messages, tools=self._tools)
+        call: Any = (first.choices[0].message.tool_calls or [])[0]
+        messages += _tool_messages(call.id, call.function.name, call.function.arguments)
+        second = create(model=self._model, messages=messages, tools=self._tools)
+        return str(second.choices[0].message.content)
+
+    async def arun(self) -> str:
+        create = self._async.chat.completions.create
+        messages: Any = list(self._messages)
+        first = await create(model=self._model, messages=messages, tools=self._tools)
+        call: Any = (first.choices[0].message.tool_calls or [])[0]
+        messages += _tool_messages(call.id, call.function.name, call.function.arguments)
+        second = await create(model=self._model, messages=messages, tools=self._tools)
+        return str(second.choices[0].message.content)
+
+    def run_streamed(self) -> str:
+        create = self._client.chat.completions.create
+        messages: Any = list(self._messages)
+        options: Any = {"stream": True, "stream_options": {"include_usage": True}}
+        call_id, name, arguments = "", "", []
+        for chunk in create(model=self._model, messages=messages, tools=self._tools, **options):
+            if not chunk.choices:
+                continue
+            for fragment in chunk.choices[0].delta.tool_calls or []:
+                call_id = fragment.id or call_id
+                function: Any = fragment.function
+                name = function.name or name
+                arguments.append(function.arguments or "")
+        messages += _tool_messages(call_id, name, "".join(arguments))
+        text = []
+        for chunk in create(model=self._model, messages=messages, tools=self._tools, **options):
             if chunk.choices and chunk.choices[0].delta.content:
                 text.append(chunk.choices[0].delta.content)
         return "".join(text)
