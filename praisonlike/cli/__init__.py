@@ -48,6 +48,10 @@ def _command(args: argparse.Namespace) -> Command:
         from praisonlike.cli.serve_command import run_serve
 
         return run_serve
+    if args.command == "local":
+        from praisonlike.cli.local_command import run_local
+
+        return run_local
     if args.command == "skills":
         from praisonlike.cli.skills_command import run_skills
 

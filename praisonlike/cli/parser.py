@@ -39,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     from praisonlike.cli.serve_command import add_serve
 
     add_serve(commands)
+    from praisonlike.cli.local_command import add_local
+
+    add_local(commands)
     return parser
 
 

@@ -72,7 +72,9 @@ class LocalModelServer:
 
     :meth:`start` loads the model and returns once the server answers its
     health check; :meth:`stop` shuts it down (idempotent). The OpenAI-style
-    base URL is :attr:`url` (``http://127.0.0.1:<port>/v1``).
+    base URL is :attr:`url` (``http://127.0.0.1:<port>/v1``). With ``api_key``
+    every request but ``/health`` must carry it as ``Authorization: Bearer``
+    (401 otherwise); ``metrics`` turns on llama.cpp's ``/metrics``.
     """
 
     def __init__(
@@ -84,8 +86,12 @@ class LocalModelServer:
         n_ctx: int = DEFAULT_CONTEXT,
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
         verbose: bool = False,
+        api_key: str | None = None,
+        metrics: bool = False,
     ) -> None:
         self.model_path = Path(model_path)
+        self.api_key = api_key
+        self.metrics = metrics
         self.alias = alias or self.model_path.stem
         self.n_threads = n_threads
         self.n_ctx = n_ctx
@@ -132,6 +138,8 @@ class LocalModelServer:
         params.cpuparams_batch.n_threads = self.n_threads
         params.use_jinja = True
         params.verbosity = 3 if self.verbose else 1
+        params.api_keys = [self.api_key] if self.api_key else []
+        params.endpoint_metrics = self.metrics
         try:
             server = xllamacpp.Server(params)
         except Exception as exc:
@@ -193,8 +201,10 @@ _servers_lock = threading.Lock()
 
 def served_model_names() -> frozenset[str]:
     """The aliases (``openai/<alias>``) of the servers :func:`local_endpoint` is running."""
+    from praisonlike.llm.local.warm_server import endpoint_aliases
+
     with _servers_lock:
-        return frozenset(server.alias for server in _servers.values())
+        return frozenset(server.alias for server in _servers.values()) | endpoint_aliases()
 
 
 def resolve_local_model(model: str) -> tuple[str, Path, int]:
@@ -225,14 +235,28 @@ def resolve_local_model(model: str) -> tuple[str, Path, int]:
 def local_endpoint(model: str) -> tuple[str, str]:
     """``(litellm_model, api_base)`` for a ``local`` model, starting its server once.
 
-    E.g. ``("openai/qwen2.5-coder-0.5b", "http://127.0.0.1:PORT/v1")``. One
-    server per model per process, started on first use (thread-safe) and
+    E.g. ``("openai/qwen2.5-coder-0.5b", "http://127.0.0.1:PORT/v1")``. By
+    default the server is a warm one shared by processes, which stays for
+    ``PRAISONLIKE_LOCAL_KEEP_ALIVE`` after its last use (see
+    :mod:`praisonlike.llm.local.warm_server`; its token is the api_key
+    :func:`with_local_defaults` sets). With a keep-alive of 0, or off POSIX, it
+    is one server per model per process, started on first use (thread-safe) and
     stopped at interpreter exit. Once started, ``openai/<alias>`` is registered
-    in LiteLLM's model map (unless the map already has the alias) with the
-    server's context size and a price of 0, so context budgeting and cost
-    accounting know the model.
+    in LiteLLM's model map (unless the map already has the alias, and for a
+    warm server only when LiteLLM is already imported) with the server's
+    context size and a price of 0, so context budgeting and cost accounting know
+    the model.
     """
     alias, path, n_ctx = resolve_local_model(model)
+    from praisonlike.llm.local import warm_server
+
+    if warm_server.warm_servers_supported() and warm_server.keep_alive_seconds() != 0:
+        state = warm_server.warm_endpoint(model, alias, path, n_ctx)
+        from praisonlike.llm.backend import is_loaded
+
+        if is_loaded():
+            _register_with_litellm(state.alias, state.n_ctx)
+        return f"openai/{state.alias}", f"{state.base_url}/v1"
     key = str(path)
     with _servers_lock:
         server = _servers.get(key)
@@ -273,13 +297,17 @@ def with_local_defaults(config: LLMConfig, litellm_model: str, api_base: str) ->
 
     Unset settings get temperature 0, :data:`DEFAULT_MAX_TOKENS` and
     :data:`DEFAULT_REQUEST_TIMEOUT`; what the caller set is kept (and
-    ``ExecutionConfig.timeout``, when set, bounds each call instead).
+    ``ExecutionConfig.timeout``, when set, bounds each call instead). The
+    api_key is the token of the warm server at ``api_base``, when it is one.
     """
+    from praisonlike.llm.local.warm_server import endpoint_token
+
+    token = endpoint_token(api_base)
     return dataclasses.replace(
         config,
         model=litellm_model,
         api_base=api_base,
-        api_key=config.api_key or Secret("local"),
+        api_key=Secret(token) if token else config.api_key or Secret("local"),
         temperature=0.0 if config.temperature is None else config.temperature,
         max_tokens=DEFAULT_MAX_TOKENS if config.max_tokens is None else config.max_tokens,
         timeout=DEFAULT_REQUEST_TIMEOUT if config.timeout is None else config.timeout,
