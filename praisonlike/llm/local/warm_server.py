@@ -111,7 +111,8 @@ def warm_endpoint(
     with _lock, state_file.locked(key):
         _take_lease(key)
         state = state_file.read_state(key)
-        if state is not None and state.sha256 == sha256 and _answers(state, alias):
+        same = state is not None and (state.sha256, state.n_ctx) == (sha256, n_ctx)
+        if state is not None and same and _answers(state, alias):
             found = state
         else:
             if state is not None:
