@@ -36,6 +36,8 @@ NO_WARMUP_ENV = "PRAISONLIKE_NO_WARMUP"
 
 _lock = threading.Lock()
 _module: ModuleType | None = None
+_openai_lock = threading.Lock()
+_openai: ModuleType | None = None
 _warmup_thread: threading.Thread | None = None
 _turn_thread: threading.Thread | None = None
 
@@ -74,6 +76,23 @@ def prepare_environment() -> None:
             os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
 
 
+def load_openai() -> ModuleType:
+    """Import the ``openai`` SDK once (thread-safe) and return the module.
+
+    LiteLLM imports it too, and :func:`load_litellm` imports it through here
+    first: two threads importing the SDK (and ``httpx`` under it) at once can
+    each see the other's half-initialised modules.
+    """
+    global _openai
+    if _openai is None:
+        with _openai_lock:
+            if _openai is None:
+                import openai
+
+                _openai = openai
+    return _openai
+
+
 def load_litellm() -> ModuleType:
     """Import LiteLLM once (thread-safe) and return the module."""
     global _module
@@ -84,6 +103,7 @@ def load_litellm() -> ModuleType:
         if _module is None:
             prepare_environment()
             first_import = "litellm" not in sys.modules
+            load_openai()
             import litellm
 
             if first_import:

@@ -26,6 +26,7 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
+from praisonlike.llm import backend
 from praisonlike.llm.protocol import CallModel
 
 PREFIX = "openai/"
@@ -115,9 +116,7 @@ def _credentials(command: CallModel) -> tuple[str, str]:
     if key is None:
         key = os.environ.get("OPENAI_API_KEY")
     if key is None:
-        from openai import OpenAIError
-
-        raise OpenAIError(
+        raise backend.load_openai().OpenAIError(
             "The api_key client option must be set either by passing api_key to the "
             "client or by setting the OPENAI_API_KEY environment variable"
         )
@@ -132,20 +131,17 @@ def complete(command: CallModel) -> Any:
         with _sync_lock:
             client = _sync_clients.get(key)
             if client is None:
-                from openai import OpenAI
-
-                client = OpenAI(base_url=key[0], api_key=key[1], max_retries=0)
+                sdk = backend.load_openai()
+                client = sdk.OpenAI(base_url=key[0], api_key=key[1], max_retries=0)
                 _sync_clients[key] = client
     body, options = _request(command)
-    from openai import Stream
-
     return client.post(
         _PATH,
         body=body,
         options=options,
         cast_to=object,
         stream=command.stream,
-        stream_cls=Stream[object],
+        stream_cls=backend.load_openai().Stream[object],
     )
 
 
@@ -160,19 +156,16 @@ async def acomplete(command: CallModel) -> Any:
         clients = _async_clients.setdefault(loop, {})
     client: Any = clients.get(key)
     if client is None:
-        from openai import AsyncOpenAI
-
-        client = clients[key] = AsyncOpenAI(base_url=key[0], api_key=key[1], max_retries=0)
+        sdk = backend.load_openai()
+        client = clients[key] = sdk.AsyncOpenAI(base_url=key[0], api_key=key[1], max_retries=0)
     body, options = _request(command)
-    from openai import AsyncStream
-
     return await client.post(
         _PATH,
         body=body,
         options=options,
         cast_to=object,
         stream=command.stream,
-        stream_cls=AsyncStream[object],
+        stream_cls=backend.load_openai().AsyncStream[object],
     )
 
 
