@@ -241,3 +241,33 @@ def test_a_registered_model_is_priced_and_sized_without_litellm() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0.0", "0.0", "4096", "False"]
+
+
+CLI = """
+import runpy, sys
+sys.argv = ["praisonlike", "chat", "What is the capital of France?", "--model",
+            "openai/test-model", "--api-base", {url!r}, "--api-key", "sk-test"]
+try:
+    runpy.run_module("praisonlike", run_name="__main__")
+except SystemExit as stop:
+    assert not stop.code, stop.code
+print("litellm imported:", "litellm" in sys.modules)
+"""
+
+
+def test_a_cli_chat_on_an_openai_wire_endpoint_never_imports_litellm(
+    server: LocalLLMServer,
+) -> None:
+    server.add(Text("Paris."))
+    env = {k: v for k, v in os.environ.items() if k not in (TRANSPORT_ENV, "PRAISONLIKE_NO_WARMUP")}
+    done = subprocess.run(
+        [sys.executable, "-c", CLI.format(url=server.url)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Paris." in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "litellm imported: False"
+    assert server.request_count == 1
