@@ -242,20 +242,17 @@ def local_endpoint(model: str) -> tuple[str, str]:
     :func:`with_local_defaults` sets). With a keep-alive of 0, or off POSIX, it
     is one server per model per process, started on first use (thread-safe) and
     stopped at interpreter exit. Once started, ``openai/<alias>`` is registered
-    in LiteLLM's model map (unless the map already has the alias, and for a
-    warm server only when LiteLLM is already imported) with the server's
-    context size and a price of 0, so context budgeting and cost accounting know
-    the model.
+    in the model map (:func:`praisonlike.llm.model_map.register`; in LiteLLM's
+    too unless it has the alias, for a warm server only once LiteLLM is
+    imported) with the server's context size and a price of 0, so context
+    budgeting and cost accounting know the model.
     """
     alias, path, n_ctx = resolve_local_model(model)
     from praisonlike.llm.local import warm_server
 
     if warm_server.warm_servers_supported() and warm_server.keep_alive_seconds() != 0:
         state = warm_server.warm_endpoint(model, alias, path, n_ctx)
-        from praisonlike.llm.backend import is_loaded
-
-        if is_loaded():
-            _register_with_litellm(state.alias, state.n_ctx)
+        _register_model(state.alias, state.n_ctx, import_litellm=False)
         return f"openai/{state.alias}", f"{state.base_url}/v1"
     key = str(path)
     with _servers_lock:
@@ -263,33 +260,33 @@ def local_endpoint(model: str) -> tuple[str, str]:
         if server is None:
             server = LocalModelServer(path, alias=alias, n_ctx=n_ctx)
             server.start()
-            _register_with_litellm(server.alias, server.n_ctx)
+            _register_model(server.alias, server.n_ctx, import_litellm=True)
             _servers[key] = server
     return f"openai/{server.alias}", server.url
 
 
-def _register_with_litellm(alias: str, n_ctx: int) -> None:
-    from praisonlike.llm.backend import load_litellm
+def _register_model(alias: str, n_ctx: int, *, import_litellm: bool) -> None:
+    from praisonlike.llm import backend, model_map
 
-    litellm = load_litellm()
     name = f"openai/{alias}"
+    info = {
+        "litellm_provider": "openai",
+        "mode": "chat",
+        "max_input_tokens": n_ctx,
+        "max_output_tokens": n_ctx,
+        "max_tokens": n_ctx,
+        "input_cost_per_token": 0.0,
+        "output_cost_per_token": 0.0,
+        "cache_read_input_token_cost": 0.0,
+        "cache_creation_input_token_cost": 0.0,
+    }
+    model_map.register(name, info)
+    if not (import_litellm or backend.is_loaded()):
+        return
+    litellm = backend.load_litellm()
     if alias in litellm.model_cost or name in litellm.model_cost:
         return
-    litellm.register_model(
-        {
-            name: {
-                "litellm_provider": "openai",
-                "mode": "chat",
-                "max_input_tokens": n_ctx,
-                "max_output_tokens": n_ctx,
-                "max_tokens": n_ctx,
-                "input_cost_per_token": 0.0,
-                "output_cost_per_token": 0.0,
-                "cache_read_input_token_cost": 0.0,
-                "cache_creation_input_token_cost": 0.0,
-            }
-        }
-    )
+    litellm.register_model({name: info})
 
 
 def with_local_defaults(config: LLMConfig, litellm_model: str, api_base: str) -> LLMConfig:
