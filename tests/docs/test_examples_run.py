@@ -226,6 +226,7 @@ def run_examples(tmp: Path, *, local: bool) -> dict[str, dict[str, object]]:
     env["PRAISONLIKE_ALLOW_MODEL_REQUESTS"] = "0"
     env["PRAISONLIKE_EXAMPLES_LOCAL"] = "1" if local else "0"
     env["PRAISONLIKE_HOME"] = str(tmp / "praisonlike-home")
+    env["PRAISONLIKE_LOCAL_KEEP_ALIVE"] = "0"  # the local model in each process: none left warm
     if not local:
         env["HOME"] = str(tmp / "home")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
