@@ -130,10 +130,10 @@ def warmup(*, litellm: bool = True) -> None:
     builds its agent and then does other work pays little of LiteLLM's
     multi-second import at the first ``chat()``. With ``litellm=False`` (an
     agent whose calls never need LiteLLM, see
-    :func:`praisonlike.llm.transport.warm_up_for`) only the turn machinery is
-    imported. Idempotent. Does nothing when ``PRAISONLIKE_NO_WARMUP=1``:
-    LiteLLM is then imported by the first model call that needs it, on the
-    caller's thread.
+    :func:`praisonlike.llm.transport.warm_up_for`) the thread imports the turn
+    machinery and the ``openai`` SDK instead. Idempotent. Does nothing when
+    ``PRAISONLIKE_NO_WARMUP=1``: LiteLLM is then imported by the first model
+    call that needs it, on the caller's thread.
     """
     global _warmup_thread, _turn_thread
     if _module is not None or _warmup_thread is not None or warmup_disabled():
@@ -148,7 +148,7 @@ def warmup(*, litellm: bool = True) -> None:
             _warmup_thread.start()
         elif not litellm and _turn_thread is None and _warmup_thread is None:
             _turn_thread = threading.Thread(
-                target=_import_turn_modules, name="praisonlike-warmup-turn", daemon=True
+                target=_delayed_sdk_load, name="praisonlike-warmup-turn", daemon=True
             )
             _turn_thread.start()
 
@@ -171,6 +171,11 @@ def _import_turn_modules() -> None:
     time.sleep(WARMUP_DELAY)
     for name in TURN_MODULES:
         importlib.import_module(name)
+
+
+def _delayed_sdk_load() -> None:
+    _import_turn_modules()
+    load_openai()
 
 
 def _delayed_load() -> None:
