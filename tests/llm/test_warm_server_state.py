@@ -123,3 +123,16 @@ def test_a_lease_counts_while_its_process_lives(folder: Path) -> None:
     dead = state_file.add_lease("k" * 16, ended_pid())
     assert state_file.live_leases("k" * 16) == 1
     assert not dead.exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
+def test_only_a_keepalive_process_of_the_same_model_counts_as_its_server() -> None:
+    argv = ["-c", "import time; time.sleep(30)", "-m", state_file.KEEPALIVE_MODULE]
+    fake = subprocess.Popen([sys.executable, *argv, "--sha256", "ab" * 32])
+    try:
+        assert state_file.is_server_process(fake.pid, "ab" * 32)
+        assert state_file.is_server_process(fake.pid, "cd" * 32) is False
+        assert state_file.is_server_process(os.getpid()) is False
+    finally:
+        fake.kill()
+        fake.wait()

@@ -223,16 +223,19 @@ def pid_alive(pid: int) -> bool:
     return fields[0] != "Z"
 
 
-def is_server_process(pid: int) -> bool | None:
-    """Whether ``pid`` runs :mod:`praisonlike.llm.local.keepalive`; None where
-    the command line cannot be read (no ``/proc``)."""
+def is_server_process(pid: int, sha256: str | None = None) -> bool | None:
+    """Whether ``pid`` runs :mod:`praisonlike.llm.local.keepalive` (for the model
+    with hash ``sha256``, when given); None where the command line cannot be
+    read (no ``/proc``)."""
     try:
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except FileNotFoundError:
         return None if not Path("/proc/self").exists() else False
     except OSError:
         return None
-    return KEEPALIVE_MODULE.encode() in command
+    arguments = command.split(b"\0")
+    wanted = sha256 is None or sha256.encode() in arguments
+    return KEEPALIVE_MODULE.encode() in arguments and wanted
 
 
 def wait_for_exit(pid: int, timeout: float) -> bool:

@@ -199,8 +199,11 @@ atexit.register(_drop_leases)
 
 
 def _answers(state: ServerState, alias: str) -> bool:
-    """``state``'s process is alive and its server serves ``alias`` with the token."""
+    """``state``'s process is alive, runs the server for its hash, and serves
+    ``alias`` with the token."""
     if state.alias != alias or not state_file.pid_alive(state.pid):
+        return False
+    if state_file.is_server_process(state.pid, state.sha256) is False:
         return False
     request = urllib.request.Request(
         f"{state.base_url}/v1/models", headers={"Authorization": f"Bearer {state.token}"}
