@@ -59,16 +59,10 @@ read, not sent). A call with any other parameter goes through LiteLLM."""
 
 _PATH = "/chat/completions"
 
-_sync_lock = threading.Lock()
+_lock = threading.Lock()
 _sync_clients: dict[tuple[str, str], Any] = {}
 _async_clients: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], Any]]
 _async_clients = weakref.WeakKeyDictionary()
-
-
-def request_body(command: CallModel) -> dict[str, Any]:
-    """The JSON body of the request for ``command`` (``extra_body`` merged in), as sent."""
-    body, options = _request(command)
-    return {**body, **options.get("extra_json", {})}
 
 
 def _request(command: CallModel) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -128,7 +122,7 @@ def complete(command: CallModel) -> Any:
     key = _credentials(command)
     client: Any = _sync_clients.get(key)
     if client is None:
-        with _sync_lock:
+        with _lock:
             client = _sync_clients.get(key)
             if client is None:
                 sdk = backend.load_openai()
@@ -152,12 +146,13 @@ async def acomplete(command: CallModel) -> Any:
     key = _credentials(command)
     loop = asyncio.get_running_loop()
     clients = _async_clients.get(loop)
-    if clients is None:
-        clients = _async_clients.setdefault(loop, {})
-    client: Any = clients.get(key)
+    client: Any = clients.get(key) if clients is not None else None
     if client is None:
         sdk = backend.load_openai()
-        client = clients[key] = sdk.AsyncOpenAI(base_url=key[0], api_key=key[1], max_retries=0)
+        with _lock:
+            client = _async_clients.setdefault(loop, {}).setdefault(
+                key, sdk.AsyncOpenAI(base_url=key[0], api_key=key[1], max_retries=0)
+            )
     body, options = _request(command)
     return await client.post(
         _PATH,
@@ -174,4 +169,4 @@ def accepts(params: Mapping[str, Any]) -> bool:
     return all(name in OPENAI_WIRE_PARAMS for name in params)
 
 
-__all__ = ["OPENAI_WIRE_PARAMS", "PREFIX", "accepts", "acomplete", "complete", "request_body"]
+__all__ = ["OPENAI_WIRE_PARAMS", "PREFIX", "accepts", "acomplete", "complete"]
