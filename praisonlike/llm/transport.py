@@ -52,7 +52,8 @@ def litellm_forced() -> bool:
 def transport_for(config: LLMConfig, params: Mapping[str, Any] | None = None) -> Transport:
     """The transport a call to ``config`` with the turn's extra ``params`` goes through.
 
-    See the module docstring for the rule. Reads no network and imports nothing.
+    See the module docstring for the rule. Sends nothing and never imports
+    LiteLLM (its bundled price map is read as a file, once).
     """
     if config.transport == "litellm" or litellm_forced():
         return "litellm"
