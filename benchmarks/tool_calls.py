@@ -42,6 +42,7 @@ from praisonlike.events import ErrorEvent, LLMResponse, RunFinished, ToolCallEve
 from praisonlike.llm.call_faults import find_call_fault
 from praisonlike.llm.config import ExecutionConfig, LLMConfig
 from praisonlike.llm.local import local_endpoint
+from praisonlike.llm.local.warm_server import endpoint_token
 from praisonlike.tools.registry import ToolRegistry
 
 INSTRUCTIONS = "You are a helpful assistant."
@@ -113,10 +114,12 @@ def run_bare(case: Case, model: str) -> dict[str, Any]:
         "temperature": 0,
         "max_tokens": MAX_TOKENS,
     }
+    headers = {"Content-Type": "application/json"}
+    token = endpoint_token(base)
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
     request = urllib.request.Request(
-        f"{base}/chat/completions",
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
+        f"{base}/chat/completions", data=json.dumps(body).encode(), headers=headers
     )
     started = time.monotonic()
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
