@@ -136,3 +136,13 @@ def test_only_a_keepalive_process_of_the_same_model_counts_as_its_server() -> No
     finally:
         fake.kill()
         fake.wait()
+
+
+def test_a_state_folder_that_cannot_be_made_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv(STATE_DIR_ENV, str(blocker / "servers"))
+    with pytest.raises(state_file.StateDirError, match=STATE_DIR_ENV):
+        state_file.private_state_dir()

@@ -91,12 +91,19 @@ def private_state_dir() -> Path:
     """:func:`state_dir`, created with mode 0700 (and ``clients/`` in it).
 
     An existing folder of this user is narrowed to 0700; one owned by another
-    user, or a file in its place, raises :class:`StateDirError`.
+    user, a file in its place, or a folder that cannot be created raises
+    :class:`StateDirError`.
     """
     folder = state_dir()
     for path in (folder, folder / "clients"):
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = path.lstat()
+        try:
+            path.mkdir(mode=0o700, parents=True, exist_ok=True)
+            info = path.lstat()
+        except OSError as exc:
+            raise StateDirError(
+                f"cannot create {path} ({exc}); set {STATE_DIR_ENV} to another folder, "
+                "or PRAISONLIKE_LOCAL_KEEP_ALIVE=0 to run the local model in this process"
+            ) from exc
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
             raise StateDirError(
                 f"{path} is not a folder of this user; set {STATE_DIR_ENV} to another folder"

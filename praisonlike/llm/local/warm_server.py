@@ -48,6 +48,7 @@ _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 _leases: dict[tuple[str, int], Path] = {}
 _endpoints: dict[str, ServerState] = {}
 _lock = threading.Lock()
+_start_lock = threading.Lock()
 
 
 def keep_alive_seconds() -> float:
@@ -108,7 +109,7 @@ def warm_endpoint(
     """
     sha256 = model_hash(model, path)
     key = state_file.state_key(sha256)
-    with _lock, state_file.locked(key):
+    with _start_lock, state_file.locked(key):
         _take_lease(key)
         state = state_file.read_state(key)
         same = state is not None and (state.sha256, state.n_ctx) == (sha256, n_ctx)
@@ -121,6 +122,7 @@ def warm_endpoint(
             seconds = keep_alive_seconds() if keep_alive is None else keep_alive
             with slow_step(f"Starting the local model server ({alias})"):
                 found = _start(alias, path, n_ctx, sha256, seconds, startup_timeout)
+    with _lock:
         _endpoints[f"{found.base_url}/v1"] = found
     return found
 
