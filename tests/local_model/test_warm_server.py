@@ -118,6 +118,8 @@ def test_processes_share_one_server_that_needs_the_token_and_stops_on_demand(
     assert pid_alive(on_disk["pid"])
 
     assert client_result(start_client(state_folder)) == first
+    answer = cli(["chat", "What is the capital of France?", "--model", "local"], state_folder)
+    assert "Paris" in answer
     assert state_on_disk(state_folder)["pid"] == on_disk["pid"]
 
     assert stat.S_IMODE(state_folder.stat().st_mode) == 0o700
