@@ -11,7 +11,9 @@ import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic
+
+from typing_extensions import TypeVar
 
 from praisonlike.agent.arguments import (
     argument,
@@ -20,14 +22,13 @@ from praisonlike.agent.arguments import (
     check_instance,
     check_iterable,
     check_prices,
-    check_reflection,
     check_texts,
-    check_tracing,
     model_entries,
     model_setting,
-    named_model,
     observer_list,
     path_list,
+    reflection_setting,
+    tracing_setting,
 )
 from praisonlike.agent.chat import ChatMixin
 from praisonlike.agent.context import ContextMixin
@@ -36,7 +37,7 @@ from praisonlike.agent.hooks import HooksMixin
 from praisonlike.agent.memory import MemoryConfig, MemoryMixin, memory_config
 from praisonlike.agent.observers import Observer, ObserversMixin
 from praisonlike.agent.prompt import PromptMixin
-from praisonlike.agent.reflection import ReflectionMixin
+from praisonlike.agent.reflection import ReflectionConfig, ReflectionMixin
 from praisonlike.agent.remote_control import RemoteControlMixin
 from praisonlike.agent.serving import ServingMixin
 from praisonlike.agent.skills import SkillMixin, skill_folders
@@ -56,6 +57,9 @@ from praisonlike.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from praisonlike.tools.executor import Approver
+    from praisonlike.tracing import Tracer
+
+DepsT = TypeVar("DepsT", default=None)
 
 
 def _context_config(value: bool | ContextConfig | None) -> ContextConfig | None:
@@ -66,7 +70,8 @@ def _context_config(value: bool | ContextConfig | None) -> ContextConfig | None:
     if isinstance(value, ContextConfig):
         return value
     raise ConfigurationTypeError(
-        f"Agent(context=...): must be True, False or a ContextConfig, not {type(value).__name__}"
+        "Agent(context=...): must be True, False, None or a ContextConfig, "
+        f"not {type(value).__name__}"
     )
 
 
@@ -87,14 +92,26 @@ class Agent(
     ReflectionMixin,
     RemoteControlMixin,
     ServingMixin,
+    Generic[DepsT],
 ):
     """A single LLM agent with tools.
 
     At least one of ``role``, ``goal``, ``backstory`` or ``instructions`` is
     required. ``llm`` (alias ``model``) is a LiteLLM model string, a dict or an
     :class:`LLMConfig`; without it the default model is chosen from the
-    environment at the first turn. ``fallback_models`` and ``reflect_llm``
-    take the same forms (see :func:`praisonlike.llm.config.model_entry`).
+    environment at the first turn. ``fallback_models`` entries and
+    ``ReflectionConfig.llm`` take the same forms (see
+    :func:`praisonlike.llm.config.model_entry`).
+
+    A ``bool | XConfig | None`` parameter (``context``, ``memory``,
+    ``reflection``, ``tracing``) follows one rule: ``None`` is its documented
+    default, ``False`` off, ``True`` on with the default configuration, a
+    configuration object on with that configuration (see
+    ``docs/configuration.md``). ``self_reflect``, ``min_reflect``,
+    ``max_reflect`` and ``reflect_llm`` are deprecated for ``reflection``.
+
+    The agent is generic in the type of ``deps``: ``Agent(deps=MyDeps(...))``
+    is an ``Agent[MyDeps]``, whose tools take a ``RunContext[MyDeps]``.
 
     An agent is one conversation and runs one turn at a time: a turn started
     while another runs (from another thread or task) waits for it, then sees
@@ -123,10 +140,10 @@ class Agent(
         model: str | Mapping[str, Any] | LLMConfig | None = None,
         fallback_models: Sequence[str | Mapping[str, Any] | LLMConfig] | None = None,
         execution: ExecutionConfig | None = None,
-        context: bool | ContextConfig = True,
+        context: bool | ContextConfig | None = None,
         model_prices: Mapping[str, Mapping[str, float]] | None = None,
         usage_tracker: UsageTracker | None = None,
-        deps: Any = None,
+        deps: DepsT = None,  # type: ignore[assignment]
         approval: Approver | None = None,
         rules: str | Path | Sequence[str | Path] | None = None,
         use_system_prompt: bool = True,
@@ -134,10 +151,11 @@ class Agent(
         session_id: str | None = None,
         memory: bool | MemoryConfig | None = None,
         skills: bool | str | Path | Sequence[str | Path] | None = None,
-        tracing: Any = False,
+        tracing: bool | Tracer | None = None,
         on_event: Observer | Sequence[Observer] | None = None,
         hooks: Mapping[Any, Any] | None = None,
         guardrails: GuardrailConfig | None = None,
+        reflection: bool | ReflectionConfig | None = None,
         self_reflect: bool = False,
         min_reflect: int = 1,
         max_reflect: int = 3,
@@ -158,14 +176,12 @@ class Agent(
                 "an Agent needs at least one of role, goal, backstory or instructions"
             )
         check_counts(max_iterations=(max_iterations, 1), output_retries=(output_retries, 0))
-        check_reflection(min_reflect, max_reflect)
-        check_flags(verbose=verbose, use_system_prompt=use_system_prompt, self_reflect=self_reflect)
+        check_flags(verbose=verbose, use_system_prompt=use_system_prompt)
         check_instance("execution", execution, ExecutionConfig, "an ExecutionConfig")
         check_instance("usage_tracker", usage_tracker, UsageTracker, "a UsageTracker")
         check_instance("guardrails", guardrails, GuardrailConfig, "a GuardrailConfig")
         check_instance("hooks", hooks, Mapping, "a mapping of HookEvent to functions")
         check_prices("model_prices", model_prices)
-        check_tracing("tracing", tracing)
         check_iterable("tools", tools)
         self.name = name
         self.role = role
@@ -181,7 +197,7 @@ class Agent(
         self.context_config = _context_config(context)
         self.model_prices = model_prices
         self.usage_tracker = usage_tracker or UsageTracker()
-        self.deps = deps
+        self.deps: DepsT = deps
         with argument("approval"):
             self.approval = normalise_approver(approval)
         self.rules = path_list("rules", rules)
@@ -192,13 +208,12 @@ class Agent(
             self.memory_config = memory_config(memory, session_id)
         with argument("skills"):
             self.skill_folders = skill_folders(skills)
-        self.tracing = tracing
+        self.tracing = tracing_setting("tracing", tracing)
         self.on_event = observer_list("on_event", on_event)
         self.guardrails = guardrails
-        self.self_reflect = self_reflect
-        self.min_reflect = min_reflect
-        self.max_reflect = max_reflect
-        self.reflect_llm = named_model("reflect_llm", reflect_llm)
+        self.reflection = reflection_setting(
+            reflection, self_reflect, min_reflect, max_reflect, reflect_llm
+        )
         self._hook_runner = HookRunner()
         with argument("hooks"):
             self._hook_runner.add_mapping(hooks or {})

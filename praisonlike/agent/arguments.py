@@ -8,14 +8,19 @@ also a ``TypeError``. Nothing here imports, reads or connects anything.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from praisonlike.agent.reflection import ReflectionConfig
 from praisonlike.config_checks import is_int, is_number
 from praisonlike.errors import ConfigurationError, ConfigurationTypeError
 from praisonlike.llm.config import LLMConfig, model_entry
+
+if TYPE_CHECKING:
+    from praisonlike.tracing import Tracer
 
 
 def _problem(parameter: str, message: str) -> str:
@@ -84,11 +89,6 @@ def model_setting(parameter: str, value: object) -> LLMConfig | None:
         return LLMConfig.coerce(value)
 
 
-def named_model(parameter: str, value: object) -> str | LLMConfig | None:
-    """Another model (``reflect_llm``): ``None`` or what :func:`model_entry` accepts."""
-    return None if value is None else model_entry(value, parameter)
-
-
 def model_entries(parameter: str, value: object) -> tuple[str | LLMConfig, ...]:
     """A list of models (``fallback_models``), each what :func:`model_entry` accepts."""
     if value is None:
@@ -127,10 +127,25 @@ def observer_list(parameter: str, value: object) -> tuple[Any, ...]:
     return tuple(value)
 
 
-def check_tracing(parameter: str, value: object) -> None:
-    """``False``, ``None``, ``True``, or a callable taking each event."""
-    if value is not None and not isinstance(value, bool) and not callable(value):
-        raise _wrong_kind(parameter, "True, False or a callable taking each event", value)
+def tracing_setting(parameter: str, value: object) -> bool | Tracer | Callable[[Any], None]:
+    """``None`` or ``False`` (off), ``True`` (an :class:`OTelTracer` made at the first
+    turn) or a :class:`~praisonlike.tracing.Tracer`. Any other callable still works
+    as an observer, with a ``DeprecationWarning`` (pass it as ``on_event=``)."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    from praisonlike.tracing import Tracer
+
+    if isinstance(value, Tracer):
+        return value
+    if callable(value):
+        warnings.warn(
+            f"Agent({parameter}=<callable>) is deprecated: tracing= takes True, False or an "
+            "OTelTracer; pass other callables as on_event=",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return value
+    raise _wrong_kind(parameter, "True, False, None or an OTelTracer", value)
 
 
 def path_list(parameter: str, value: object) -> tuple[str | Path, ...]:
@@ -152,10 +167,56 @@ def check_iterable(parameter: str, value: object) -> None:
         raise _wrong_kind(parameter, "a list", value)
 
 
-def check_reflection(min_reflect: object, max_reflect: object) -> None:
-    """``0 <= min_reflect <= max_reflect`` and ``max_reflect >= 1``."""
+_LOOSE_REFLECTION = {"self_reflect": False, "min_reflect": 1, "max_reflect": 3, "reflect_llm": None}
+
+
+def reflection_setting(
+    value: object,
+    self_reflect: bool,
+    min_reflect: int,
+    max_reflect: int,
+    reflect_llm: object,
+) -> ReflectionConfig | None:
+    """``reflection=`` under the one rule (``None``/``False`` off, ``True`` the defaults,
+    a :class:`ReflectionConfig` as given), or the deprecated loose parameters.
+
+    A loose parameter given a value other than its default warns
+    (``DeprecationWarning``); giving one together with ``reflection`` is an error.
+    """
+    loose = {
+        "self_reflect": self_reflect,
+        "min_reflect": min_reflect,
+        "max_reflect": max_reflect,
+        "reflect_llm": reflect_llm,
+    }
+    given = [
+        name
+        for name, default in _LOOSE_REFLECTION.items()
+        if type(loose[name]) is not type(default) or loose[name] != default
+    ]
+    if not given:
+        if value is None or isinstance(value, bool):
+            return ReflectionConfig() if value else None
+        if not isinstance(value, ReflectionConfig):
+            raise _wrong_kind("reflection", "True, False, None or a ReflectionConfig", value)
+        return value
+    if value is not None:
+        raise ConfigurationError(
+            _problem("reflection", f"pass reflection= or the deprecated {given[0]}=, not both")
+        )
+    check_flags(self_reflect=self_reflect)
     check_counts(min_reflect=(min_reflect, 0), max_reflect=(max_reflect, 1))
-    if is_int(min_reflect) and is_int(max_reflect) and min_reflect > max_reflect:
+    if min_reflect > max_reflect:
         raise ConfigurationError(
             _problem("min_reflect", f"must be <= max_reflect ({max_reflect}), got {min_reflect}")
         )
+    judge = None if reflect_llm is None else model_entry(reflect_llm, "reflect_llm")
+    warnings.warn(
+        f"Agent({given[0]}=...) is deprecated: pass reflection=ReflectionConfig(min_rounds=..., "
+        "max_rounds=..., llm=...) or reflection=True",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    if not self_reflect:
+        return None
+    return ReflectionConfig(min_rounds=min_reflect, max_rounds=max_reflect, llm=judge)

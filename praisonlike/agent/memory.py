@@ -28,8 +28,7 @@ if TYPE_CHECKING:
     from praisonlike.agent.turn import Turn
     from praisonlike.context.tokens import TokenCounter
     from praisonlike.llm.config import ExecutionConfig, LLMConfig
-    from praisonlike.llm.tool_loop import TurnOutcome
-    from praisonlike.llm.turn_spec import ContextSeam, TurnSpec
+    from praisonlike.llm.turn_spec import ContextSeam, TurnOutcome, TurnSpec
     from praisonlike.llm.usage import UsageTracker
     from praisonlike.memory.store import SessionStore
     from praisonlike.result import RunResult

@@ -1,29 +1,30 @@
 """ReflectionMixin: the model rates its own answer and improves it.
 
-With ``self_reflect=True`` each answer is rated by the model (or ``reflect_llm``,
-a model string or a full configuration, called as a fallback would be: see
+With ``Agent(reflection=True)`` or ``reflection=ReflectionConfig(...)`` each
+answer is rated by the model (or ``ReflectionConfig.llm``, a model string or a
+full configuration, called as a fallback would be: see
 :func:`praisonlike.agent.model_resolution.named_llm`) as JSON
 ``{"reflection": ..., "satisfactory": true|false}``. An unsatisfactory
 answer is regenerated with the reflection as feedback, until it is
-satisfactory and at least ``min_reflect`` rounds ran, or ``max_reflect`` rounds
+satisfactory and at least ``min_rounds`` rounds ran, or ``max_rounds`` rounds
 ran. Every reflection call counts in usage and cost and emits a ``reflection``
 event.
 
-Uses from ``self``: ``self_reflect``, ``min_reflect``, ``max_reflect``, ``reflect_llm``,
-``llm_config``.
+Uses from ``self``: ``reflection``, ``llm_config``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from praisonlike.agent.structured_output import extract_json_text
+from praisonlike.config_checks import is_int
+from praisonlike.errors import ConfigurationError, ConfigurationTypeError
 from praisonlike.llm.answer_checks import Accept, AnswerCheck, Ask, Revise
-
-if TYPE_CHECKING:
-    from praisonlike.llm.config import LLMConfig
+from praisonlike.llm.config import LLMConfig, model_entry
 
 REFLECT_INSTRUCTIONS = (
     "Rate the assistant's answer to the user's request. Reply with only a JSON object "
@@ -42,27 +43,94 @@ def parse_reflection(text: str) -> tuple[str, bool]:
     return str(data.get("reflection", "")), bool(data.get("satisfactory", True))
 
 
+@dataclass(frozen=True)
+class ReflectionConfig:
+    """How the agent rates and improves its own answers (``Agent(reflection=...)``).
+
+    ``min_rounds`` (>= 0) ratings always run, even of a satisfactory answer;
+    at most ``max_rounds`` (>= 1, >= ``min_rounds``) run. ``llm`` is the model
+    that rates (None: the agent's own), a model string or a full configuration
+    as :func:`~praisonlike.llm.config.model_entry` says; a dict becomes an
+    :class:`LLMConfig`.
+
+    Raises :class:`~praisonlike.errors.ConfigurationError` naming every invalid
+    field (a :class:`~praisonlike.errors.ConfigurationTypeError` when one is of
+    the wrong kind).
+    """
+
+    min_rounds: int = 1
+    max_rounds: int = 3
+    llm: str | LLMConfig | None = None
+
+    def __post_init__(self) -> None:
+        wrong_kind, problems = _reflection_problems(self)
+        if self.llm is not None:
+            try:
+                object.__setattr__(self, "llm", model_entry(self.llm, "llm"))
+            except ConfigurationError as exc:
+                (wrong_kind if isinstance(exc, TypeError) else problems).append(str(exc))
+        if wrong_kind or problems:
+            error = ConfigurationTypeError if wrong_kind else ConfigurationError
+            raise error("invalid ReflectionConfig: " + "; ".join(wrong_kind + problems))
+
+
+def _reflection_problems(config: ReflectionConfig) -> tuple[list[str], list[str]]:
+    """(values of the wrong kind, values out of range) of the round counts."""
+    counts = {"min_rounds": config.min_rounds, "max_rounds": config.max_rounds}
+    wrong_kind = [f"{n} must be an int, got {v!r}" for n, v in counts.items() if not is_int(v)]
+    if wrong_kind:
+        return wrong_kind, []
+    problems: list[str] = []
+    if config.min_rounds < 0:
+        problems.append(f"min_rounds must be >= 0, got {config.min_rounds}")
+    if config.max_rounds < 1:
+        problems.append(f"max_rounds must be >= 1, got {config.max_rounds}")
+    if config.min_rounds > config.max_rounds:
+        problems.append(
+            f"min_rounds must be <= max_rounds ({config.max_rounds}), got {config.min_rounds}"
+        )
+    return [], problems
+
+
 class ReflectionMixin:
-    self_reflect: bool
-    min_reflect: int
-    max_reflect: int
-    reflect_llm: str | LLMConfig | None
+    reflection: ReflectionConfig | None
     llm_config: LLMConfig | None
 
+    @property
+    def self_reflect(self) -> bool:
+        """Whether answers are reflected on (deprecated: read ``reflection``)."""
+        return self.reflection is not None
+
+    @property
+    def min_reflect(self) -> int:
+        """``reflection.min_rounds``, or 1 when off (deprecated: read ``reflection``)."""
+        return (self.reflection or ReflectionConfig()).min_rounds
+
+    @property
+    def max_reflect(self) -> int:
+        """``reflection.max_rounds``, or 3 when off (deprecated: read ``reflection``)."""
+        return (self.reflection or ReflectionConfig()).max_rounds
+
+    @property
+    def reflect_llm(self) -> str | LLMConfig | None:
+        """``reflection.llm``, or None when off (deprecated: read ``reflection``)."""
+        return None if self.reflection is None else self.reflection.llm
+
     def _reflection_check(self, prompt: str, run_id: str) -> AnswerCheck | None:
-        if not self.self_reflect:
+        config = self.reflection
+        if config is None:
             return None
         from praisonlike.events import ReflectionEvent
 
         rounds = [0]
-        minimum, maximum = self.min_reflect, self.max_reflect
+        minimum, maximum = config.min_rounds, config.max_rounds
         judge: list[LLMConfig | None] = []
 
         def judge_llm() -> LLMConfig | None:
             if not judge:
                 from praisonlike.agent.model_resolution import named_llm
 
-                named = self.reflect_llm
+                named = config.llm
                 judge.append(None if named is None else named_llm(self.llm_config, named))
             return judge[0]
 

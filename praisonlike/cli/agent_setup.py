@@ -7,7 +7,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from praisonlike.agent.agent import Agent
 from praisonlike.cli.failures import MODEL_HINT, CommandFailed, ExitCode
@@ -48,7 +48,7 @@ def load_tool(spec: str) -> Callable[..., Any]:
         raise CommandFailed(
             f"--tool {spec!r}: {attribute!r} is not callable", exit_code=ExitCode.USAGE
         )
-    return target
+    return cast("Callable[..., Any]", target)
 
 
 def choose_model(model: str | None) -> str:

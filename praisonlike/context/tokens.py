@@ -19,7 +19,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from praisonlike.context.encoding import count_tokens
 from praisonlike.context.messages import Message
@@ -68,7 +68,7 @@ def _freeze(value: Any) -> Hashable:
     """A hashable, type-tagged copy of a JSON-like value; TypeError otherwise."""
     kind = type(value)
     if kind is str or value is None or kind in (int, float, bool):
-        return value
+        return cast(Hashable, value)
     if kind is list or kind is tuple:
         return tuple(_freeze(item) for item in value)
     if isinstance(value, dict):

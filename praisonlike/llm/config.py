@@ -212,6 +212,11 @@ class ExecutionConfig:
     ``agent.cancel()`` or a ``CancelToken`` ends the turn at once even while
     a call is waiting for the model; the handoff costs a few milliseconds per
     call. Async turns are always interruptible.
+
+    ``max_revisions`` (default 10) caps how many times one turn sends an
+    answer back to the model because a check rejected it (structured output,
+    output guardrail, reflection, each also bounded by its own setting); an
+    answer reached past the cap is accepted unchecked.
     """
 
     max_retries: int = 3
@@ -226,6 +231,7 @@ class ExecutionConfig:
     max_context_retries: int = 2
     tool_result_limit: int | None = 100_000
     interruptible_calls: bool = False
+    max_revisions: int = 10
 
     def __post_init__(self) -> None:
         problems = _execution_problems(self)
@@ -235,7 +241,7 @@ class ExecutionConfig:
 
 def _execution_problems(config: ExecutionConfig) -> list[str]:
     problems: list[str] = []
-    for name in ("max_retries", "max_context_retries"):
+    for name in ("max_retries", "max_context_retries", "max_revisions"):
         value = getattr(config, name)
         if not (is_int(value) and value >= 0):
             problems.append(f"{name} must be an int >= 0, got {value!r}")

@@ -112,7 +112,7 @@ class ToolLoop(ModelRounds):
                 answer = NO_ANSWER_TEXT if attempt or not answer.strip() else answer.strip()
             self._messages.append({"role": "assistant", "content": answer})
             verdict: Accept | Revise = Accept(answer)
-            if self.spec.answer_check is not None and revisions < self.spec.max_revisions:
+            if self.spec.answer_check is not None and revisions < self.spec.execution.max_revisions:
                 verdict = yield from run_check(self.spec.answer_check, answer, self._ask)
             if isinstance(verdict, Revise):
                 revisions += 1

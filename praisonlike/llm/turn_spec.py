@@ -65,7 +65,6 @@ class TurnSpec:
     cancel: CancelToken | None = None
     drain_steering: Callable[[], list[str]] | None = None
     answer_check: AnswerCheck | None = None
-    max_revisions: int = 10
     preset_answer: str | None = None
     skill: str | None = None
     call_params: dict[str, Any] = field(default_factory=dict)

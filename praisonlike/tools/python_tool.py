@@ -119,7 +119,7 @@ class FunctionTool:
         """
         return self._arguments.validate(parse_arguments(self.name, raw_arguments))
 
-    def call(self, arguments: Mapping[str, Any], context: RunContext | None = None) -> Any:
+    def call(self, arguments: Mapping[str, Any], context: RunContext[Any] | None = None) -> Any:
         """Run the function with validated ``arguments``.
 
         ``context`` is passed to the ``RunContext`` parameter if the function

@@ -118,7 +118,7 @@ class RawTool:
             raise argument_problems_error(self.name, errors, list(properties))
         return data
 
-    def call(self, arguments: Mapping[str, Any], context: RunContext | None = None) -> Any:
+    def call(self, arguments: Mapping[str, Any], context: RunContext[Any] | None = None) -> Any:
         """Call the handler with ``arguments`` as keywords; ``context`` is not passed.
 
         For an async handler the coroutine is returned unawaited.

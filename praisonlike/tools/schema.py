@@ -97,7 +97,7 @@ class ArgumentSchema:
             if parameter.field in provided or parameter.always_pass
         }
 
-    def call(self, func: Any, arguments: Mapping[str, Any], context: RunContext | None) -> Any:
+    def call(self, func: Any, arguments: Mapping[str, Any], context: RunContext[Any] | None) -> Any:
         """Call ``func`` with validated ``arguments``, injecting ``context`` if it asks for one.
 
         Raises:

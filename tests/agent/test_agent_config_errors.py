@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from praisonlike import Agent, LLMConfig
+from praisonlike.agent.reflection import ReflectionConfig
 from praisonlike.errors import ConfigurationError, ConfigurationTypeError
 from praisonlike.testing import LocalLLMServer
 
@@ -132,12 +133,13 @@ def test_llmconfig_checks_its_fallback_entries() -> None:
 def test_valid_model_settings_are_kept_in_their_normalised_form() -> None:
     agent = build(
         fallback_models=["openai/b", {"model": "openai/c", "api_base": "http://127.0.0.1:9/v1"}],
-        reflect_llm=LLMConfig(model="openai/judge"),
+        reflection=ReflectionConfig(llm={"model": "openai/judge"}),
         rules="RULES.md",
         on_event=noop,
     )
     assert agent.fallback_models[0] == "openai/b"
     assert agent.fallback_models[1] == LLMConfig(model="openai/c", api_base="http://127.0.0.1:9/v1")
-    assert agent.reflect_llm == LLMConfig(model="openai/judge")
+    assert agent.reflection is not None
+    assert agent.reflection.llm == LLMConfig(model="openai/judge")
     assert agent.rules == ("RULES.md",)
     assert agent.on_event == (noop,)
