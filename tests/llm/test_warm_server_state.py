@@ -127,15 +127,17 @@ def test_a_lease_counts_while_its_process_lives(folder: Path) -> None:
 
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
 def test_only_a_keepalive_process_of_the_same_model_counts_as_its_server() -> None:
-    argv = ["-c", "import time; time.sleep(30)", "-m", state_file.KEEPALIVE_MODULE]
-    fake = subprocess.Popen([sys.executable, *argv, "--sha256", "ab" * 32])
+    code = "import time; print('up', flush=True); time.sleep(30)"
+    argv = ["-c", code, "-m", state_file.KEEPALIVE_MODULE, "--sha256", "ab" * 32]
+    fake = subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE, text=True)
     try:
+        assert fake.stdout is not None and fake.stdout.readline().strip() == "up"
         assert state_file.is_server_process(fake.pid, "ab" * 32)
         assert state_file.is_server_process(fake.pid, "cd" * 32) is False
         assert state_file.is_server_process(os.getpid()) is False
     finally:
         fake.kill()
-        fake.wait()
+        fake.communicate()
 
 
 def test_a_state_folder_that_cannot_be_made_is_a_clear_error(
