@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 from praisonlike.cancellation import CancelToken, iterate_cancellable
 from praisonlike.errors import RunCancelled, RunTimeout
@@ -238,7 +238,7 @@ class SyncDriver(Driver):
             try:
                 item = steps.send(reply)
             except StopIteration as stop:
-                return stop.value
+                return cast(T, stop.value)
             reply = None
             if isinstance(item, CallModel):
                 reply = yield from self._call_model(item)
