@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from example_llm import example_llm
 
-from praisonlike import Agent
+from praisonlike import Agent, ReflectionConfig
 from praisonlike.agent.guardrails import GuardrailConfig, GuardrailResult
 from praisonlike.events import ReflectionEvent
 from praisonlike.hooks import HookContext, HookEvent, HookResult
@@ -82,7 +82,9 @@ def main() -> None:
         print(f"  -> {result.termination_reason.value}, {result.usage.requests} model calls")
         print(agent.chat("Are index funds a safe investment?"))
 
-        critic = Agent(instructions="Answer briefly.", llm=llm, self_reflect=True, max_reflect=2)
+        critic = Agent(
+            instructions="Answer briefly.", llm=llm, reflection=ReflectionConfig(max_rounds=2)
+        )
         for event in critic.stream_events("What is the capital of France?"):
             if isinstance(event, ReflectionEvent):
                 verdict = "satisfactory" if event.satisfactory else "needs work"
