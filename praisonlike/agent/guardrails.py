@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from praisonlike.agent.structured_output import extract_json_text
-from praisonlike.errors import GuardrailError
+from praisonlike.config_checks import is_int
+from praisonlike.errors import ConfigurationError, ConfigurationTypeError, GuardrailError
 from praisonlike.llm.answer_checks import Accept, AnswerCheck, Ask, Revise
 
 JUDGE_INSTRUCTIONS = (
@@ -47,16 +48,32 @@ OutputGuardrail = Callable[[Any], GuardrailResult | Awaitable[GuardrailResult]] 
 
 @dataclass(frozen=True)
 class GuardrailConfig:
+    """Input review and the output guardrail (``Agent(guardrails=...)``); see the module.
+
+    Raises :class:`~praisonlike.errors.ConfigurationError` for a negative
+    ``guardrail_retries`` and :class:`~praisonlike.errors.ConfigurationTypeError`
+    for a value of the wrong kind.
+    """
+
     input_keywords: Sequence[str] = field(default_factory=tuple)
     preset_response: str = "Sorry, I can't help with that request."
     output: OutputGuardrail | None = None
     guardrail_retries: int = 2
 
     def __post_init__(self) -> None:
-        if self.guardrail_retries < 0:
-            raise ValueError("guardrail_retries must be >= 0")
+        retries = self.guardrail_retries
+        if not is_int(retries):
+            raise ConfigurationTypeError(
+                f"invalid GuardrailConfig: guardrail_retries must be an int, got {retries!r}"
+            )
+        if retries < 0:
+            raise ConfigurationError(
+                f"invalid GuardrailConfig: guardrail_retries must be >= 0, got {retries}"
+            )
         if self.output is not None and not (isinstance(self.output, str) or callable(self.output)):
-            raise TypeError("output guardrail must be a callable or a rule string")
+            raise ConfigurationTypeError(
+                "invalid GuardrailConfig: output must be a callable or a rule string"
+            )
 
     def blocks(self, prompt: str) -> bool:
         lowered = prompt.lower()

@@ -19,6 +19,7 @@ from praisonlike import (
     ConfigurationTypeError,
     ContextConfig,
     ExecutionConfig,
+    GuardrailConfig,
     ReflectionConfig,
     ReflectionEvent,
     RunFinished,
@@ -116,6 +117,21 @@ def test_a_bad_reflection_config_names_the_field(
 ) -> None:
     with pytest.raises(kind, match=named):
         ReflectionConfig(**fields)
+
+
+@pytest.mark.parametrize(
+    ("fields", "kind"),
+    [
+        ({"guardrail_retries": -1}, ConfigurationError),
+        ({"guardrail_retries": "2"}, ConfigurationTypeError),
+        ({"output": 42}, ConfigurationTypeError),
+    ],
+)
+def test_a_bad_guardrail_config_is_a_configuration_error(
+    fields: dict[str, Any], kind: type[Exception]
+) -> None:
+    with pytest.raises(kind, match="GuardrailConfig"):
+        GuardrailConfig(**fields)
 
 
 def test_reflection_of_the_wrong_kind_is_a_type_error_naming_it() -> None:
