@@ -23,6 +23,7 @@ from praisonlike.agent.arguments import (
     check_iterable,
     check_prices,
     check_texts,
+    context_setting,
     model_entries,
     model_setting,
     observer_list,
@@ -60,19 +61,6 @@ if TYPE_CHECKING:
     from praisonlike.tracing import Tracer
 
 DepsT = TypeVar("DepsT", default=None)
-
-
-def _context_config(value: bool | ContextConfig | None) -> ContextConfig | None:
-    if value is None or value is True:
-        return ContextConfig()
-    if value is False:
-        return None
-    if isinstance(value, ContextConfig):
-        return value
-    raise ConfigurationTypeError(
-        "Agent(context=...): must be True, False, None or a ContextConfig, "
-        f"not {type(value).__name__}"
-    )
 
 
 class Agent(
@@ -194,7 +182,7 @@ class Agent(
         self.max_iterations = max_iterations
         self.verbose = verbose
         self.execution = execution or ExecutionConfig()
-        self.context_config = _context_config(context)
+        self.context_config = context_setting("context", context)
         self.model_prices = model_prices
         self.usage_tracker = usage_tracker or UsageTracker()
         self.deps: DepsT = deps

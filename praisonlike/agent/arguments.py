@@ -4,6 +4,10 @@ Every check raises :class:`~praisonlike.errors.ConfigurationError` (a
 ``ValueError``) whose message starts ``Agent(<parameter>=...)``; a value of the
 wrong kind raises :class:`~praisonlike.errors.ConfigurationTypeError`, which is
 also a ``TypeError``. Nothing here imports, reads or connects anything.
+
+A ``bool | XConfig | None`` parameter follows one rule (``*_setting``):
+``None`` is its documented default, ``False`` off, ``True`` on with the default
+configuration, a configuration object on with that configuration.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from praisonlike.agent.reflection import ReflectionConfig
 from praisonlike.config_checks import is_int, is_number
+from praisonlike.context.config import ContextConfig
 from praisonlike.errors import ConfigurationError, ConfigurationTypeError
 from praisonlike.llm.config import LLMConfig, model_entry
 
@@ -125,6 +130,16 @@ def observer_list(parameter: str, value: object) -> tuple[Any, ...]:
         if not callable(observer):
             raise _wrong_kind(parameter, "a list of callables", observer)
     return tuple(value)
+
+
+def context_setting(parameter: str, value: object) -> ContextConfig | None:
+    """``None`` or ``True`` (the default, ``ContextConfig()``), ``False`` (off) or a
+    :class:`ContextConfig`."""
+    if value is None or isinstance(value, bool):
+        return None if value is False else ContextConfig()
+    if not isinstance(value, ContextConfig):
+        raise _wrong_kind(parameter, "True, False, None or a ContextConfig", value)
+    return value
 
 
 def tracing_setting(parameter: str, value: object) -> bool | Tracer | Callable[[Any], None]:
