@@ -37,6 +37,7 @@ from praisonlike.agent.guardrails import GuardrailConfig, GuardrailMixin
 from praisonlike.agent.hooks import HooksMixin
 from praisonlike.agent.memory import MemoryConfig, MemoryMixin, memory_config
 from praisonlike.agent.observers import Observer, ObserversMixin
+from praisonlike.agent.overrides import OverridesMixin
 from praisonlike.agent.prompt import PromptMixin
 from praisonlike.agent.reflection import ReflectionConfig, ReflectionMixin
 from praisonlike.agent.remote_control import RemoteControlMixin
@@ -80,6 +81,7 @@ class Agent(
     ReflectionMixin,
     RemoteControlMixin,
     ServingMixin,
+    OverridesMixin,
     Generic[DepsT],
 ):
     """A single LLM agent with tools.

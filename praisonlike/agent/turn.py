@@ -162,9 +162,14 @@ class TurnMixin:
 
         def _poll_remote(self, cancel: CancelToken, taken: list[str]) -> list[str]: ...
 
+        def _model_override(self) -> LLMConfig | None: ...
+
     # -- model ------------------------------------------------------------------
 
     def _primary_llm(self) -> LLMConfig:
+        override = self._model_override()
+        if override is not None:
+            return override
         if self._resolved_llm is not None:
             return self._resolved_llm
         from praisonlike.agent.model_resolution import resolve_llm
@@ -175,6 +180,9 @@ class TurnMixin:
     def _turn_models(self) -> list[LLMConfig]:
         from praisonlike.agent.model_resolution import fallback_llms
 
+        override = self._model_override()
+        if override is not None:
+            return [override]
         return [self._primary_llm(), *fallback_llms(self.llm_config, self.fallback_models)]
 
     def features(self) -> ModelFeatures:

@@ -51,9 +51,13 @@ def _candidates(model: str) -> list[str]:
 
 @functools.lru_cache(maxsize=256)
 def known_context_window(model: str) -> int | None:
-    """The window LiteLLM's local model map gives for ``model``, or None."""
+    """The window LiteLLM's local model map gives for ``model``, or None
+    (an in-process test model: :data:`~praisonlike.llm.in_process.IN_PROCESS_CONTEXT_WINDOW`)."""
+    from praisonlike.llm.in_process import IN_PROCESS_CONTEXT_WINDOW, is_in_process_label
     from praisonlike.llm.providers import is_openai_prefixed
 
+    if is_in_process_label(model):
+        return IN_PROCESS_CONTEXT_WINDOW
     if is_openai_prefixed(model):  # read without importing LiteLLM
         from praisonlike.llm.model_map import entry
 

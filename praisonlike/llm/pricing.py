@@ -22,6 +22,7 @@ from typing import Any
 from praisonlike.errors import ConfigurationError
 from praisonlike.llm import model_map
 from praisonlike.llm.backend import load_litellm
+from praisonlike.llm.in_process import is_in_process_label
 from praisonlike.llm.providers import is_openai_prefixed
 from praisonlike.llm.usage import Usage
 
@@ -54,7 +55,8 @@ def resolve_price(
     (``"openai/gpt-4o-mini"`` matches an override for ``"gpt-4o-mini"``), before
     LiteLLM's price map is consulted. A model LiteLLM only guesses at (it
     resolves ``gpt-9-turbo`` to an entry with zero prices that is not in its
-    map) has no price. ``local`` and ``local/<name>`` are free (all rates 0).
+    map) has no price. ``local`` and ``local/<name>`` are free (all rates 0),
+    and so are in-process test models (``function:<name>``).
     LiteLLM lookups are cached per model.
 
     Raises:
@@ -64,7 +66,8 @@ def resolve_price(
     override = _find_override(model, overrides)
     if override is not None:
         return _price_from_override(model, override)
-    if model == _LOCAL_PREFIX or model.startswith(f"{_LOCAL_PREFIX}/"):
+    free = model == _LOCAL_PREFIX or model.startswith(f"{_LOCAL_PREFIX}/")
+    if free or is_in_process_label(model):
         return ModelPrice(0.0, 0.0, 0.0)
     with _cache_lock:
         if model in _litellm_prices:

@@ -20,7 +20,13 @@ The rule (:func:`transport_for`), kept conservative so both send the same reques
   ``PRAISONLIKE_TRANSPORT=litellm`` asks for it (for LiteLLM callbacks, logging
   or proxies an application relies on).
 
-Both transports give the rest of the SDK the same thing: the response object
+A third, ``"in_process"``, is chosen for an
+:class:`~praisonlike.llm.in_process.InProcessModel` (the test doubles
+``FunctionModel`` and ``TestModel``): the model object answers the call itself,
+with no socket, no pre-flight credential check and no network guard (nothing
+leaves the process), whatever ``transport`` or the environment ask for.
+
+All transports give the rest of the SDK the same thing: the response object
 read by :mod:`praisonlike.llm.model_call`, and exceptions classified by
 :mod:`praisonlike.llm.errors`. The pre-flight check and the network guard run
 before either sends anything. LiteLLM is imported only by a call (or a
@@ -35,13 +41,14 @@ from typing import Any, Literal
 
 from praisonlike.llm import backend, model_map, openai_wire
 from praisonlike.llm.config import LLMConfig
+from praisonlike.llm.in_process import InProcessModel
 from praisonlike.llm.protocol import CallModel
 from praisonlike.llm.providers import is_local_model, is_openai_prefixed
 
 TRANSPORT_ENV = "PRAISONLIKE_TRANSPORT"
 """Set to ``litellm`` to send every model call through LiteLLM."""
 
-Transport = Literal["openai", "litellm"]
+Transport = Literal["openai", "litellm", "in_process"]
 
 
 def litellm_forced() -> bool:
@@ -55,6 +62,8 @@ def transport_for(config: LLMConfig, params: Mapping[str, Any] | None = None) ->
     See the module docstring for the rule. Sends nothing and never imports
     LiteLLM (its bundled price map is read as a file, once).
     """
+    if isinstance(config, InProcessModel):
+        return "in_process"
     if config.transport == "litellm" or litellm_forced():
         return "litellm"
     if not openai_wire.accepts(config.extra) or (params and not openai_wire.accepts(params)):
@@ -81,6 +90,8 @@ def send(command: CallModel) -> Any:
     """Send ``command`` on its transport and block: the response, or its chunks."""
     from praisonlike.llm.model_call import checked_call, completion_kwargs
 
+    if isinstance(command.llm, InProcessModel):
+        return command.llm.respond(command)
     if transport_for(command.llm, command.params) == "openai":
         checked_call(command.llm)
         return openai_wire.complete(command)
@@ -91,6 +102,8 @@ async def asend(command: CallModel) -> Any:
     """Send ``command`` on its transport: the response, or an async iterator of its chunks."""
     from praisonlike.llm.model_call import checked_call, completion_kwargs
 
+    if isinstance(command.llm, InProcessModel):
+        return await command.llm.arespond(command)
     if transport_for(command.llm, command.params) == "openai":
         checked_call(command.llm)
         return await openai_wire.acomplete(command)

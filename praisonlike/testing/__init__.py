@@ -6,10 +6,21 @@ requests from a script of responses (:class:`Text`, :class:`ToolCalls`,
 or a callable), recording every request. Point an agent at it with
 ``llm=server.llm_config()``. The pytest fixture ``llm_server`` lives in
 :mod:`praisonlike.testing.pytest_plugin`.
+
+:class:`FunctionModel` and :class:`TestModel` answer from the same script
+items inside the process, with no socket: ``llm=FunctionModel(answer)``, or
+``with agent.override(model=TestModel()):`` around code that builds its own
+agent.
 """
 
 from __future__ import annotations
 
+from praisonlike.testing.function_model import (
+    FunctionModel,
+    FunctionModelFault,
+    ModelFunction,
+    ModelInfo,
+)
 from praisonlike.testing.script import (
     Call,
     Delay,
@@ -24,6 +35,7 @@ from praisonlike.testing.script import (
     Usage,
 )
 from praisonlike.testing.server import EXHAUSTED_MESSAGE, LocalLLMServer
+from praisonlike.testing.test_model import TestModel, example_arguments
 
 __all__ = [
     "EXHAUSTED_MESSAGE",
@@ -31,12 +43,18 @@ __all__ = [
     "Delay",
     "DropConnection",
     "Fault",
+    "FunctionModel",
+    "FunctionModelFault",
     "LocalLLMServer",
     "MalformedBody",
+    "ModelFunction",
+    "ModelInfo",
     "RecordedRequest",
     "Response",
     "ResponseFactory",
+    "TestModel",
     "Text",
     "ToolCalls",
     "Usage",
+    "example_arguments",
 ]
