@@ -117,7 +117,7 @@ class FunctionModel(InProcessModel):
     ids the items leave out are ``call_<n>``, unique per model.
     """
 
-    function: ModelFunction = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    function: ModelFunction = field(default=None, repr=False)  # type: ignore[assignment]
 
     def __init__(
         self, function: ModelFunction, *, name: str | None = None, **settings: Any

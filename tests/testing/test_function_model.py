@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import socket
 import subprocess
@@ -143,6 +144,10 @@ def test_async_function_and_streamed_tool_calls(no_sockets: None) -> None:
 
 def test_in_process_model_uses_its_own_transport_and_is_free(no_sockets: None) -> None:
     model = FunctionModel(lambda messages, info: "free")
+    assert model != FunctionModel(lambda messages, info: "free")  # a different function
+    changed = dataclasses.replace(TestModel(text="t"), model="function:other", temperature=0.1)
+    assert type(changed) is TestModel and changed.model == "function:other"
+    assert make_agent(changed).chat("hi") == "t"
     assert transport_for(model) == "in_process"
     assert not needs_litellm(model)
     agent = make_agent(model)
@@ -218,6 +223,8 @@ def test_example_arguments_follow_the_schema() -> None:
         },
         "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number"}}}},
     }
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(example_arguments(schema), schema)
     assert example_arguments(schema) == {
         "mode": "fast",
         "count": 3,
