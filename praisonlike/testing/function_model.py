@@ -51,8 +51,8 @@ class ModelInfo:
     ``tools`` are the offered tools as OpenAI tool schemas; ``settings`` the
     model's configured call settings (``temperature``, ``max_tokens``,
     ``extra``, no secrets); ``params`` the turn's own request parameters
-    (``response_format``, ``tool_choice``, ...); ``iteration`` counts the
-    model calls of the turn from 0.
+    (``response_format``, ``tool_choice``, ...); ``iteration`` is the turn's
+    tool-loop round the call belongs to (1 for the first; a retry repeats it).
     """
 
     model: str

@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 
 from praisonlike import Agent
-from praisonlike.errors import AuthenticationError, LLMError, RateLimitError
+from praisonlike.errors import APIConnectionError, AuthenticationError, LLMError, RateLimitError
 from praisonlike.events import TextDelta, ToolCallEvent, ToolResultEvent
 from praisonlike.llm.config import ExecutionConfig
 from praisonlike.llm.transport import needs_litellm, transport_for
 from praisonlike.testing import (
     Call,
+    DropConnection,
     Fault,
     FunctionModel,
     LocalLLMServer,
@@ -135,10 +136,16 @@ def test_async_function_and_streamed_tool_calls(no_sockets: None) -> None:
     assert agent.chat("one plus one") == "got 2"
     assert "".join(agent.iter_stream("again")) == "got 2"
     assert asyncio.run(agent.achat("and again")) == "got 2"
+
+    async def inside_a_running_loop() -> str:
+        return make_agent(model).chat("sync chat under a running event loop")
+
+    assert asyncio.run(inside_a_running_loop()) == "got 2"
     seen: list[ModelInfo] = []
     recorder = FunctionModel(lambda m, info: seen.append(info) or "ok", temperature=0.2)
     assert make_agent(recorder).chat("hi") == "ok"
     assert seen[0].settings["temperature"] == 0.2
+    assert seen[0].iteration == 1
     assert "api_key" not in seen[0].settings
 
 
@@ -190,6 +197,12 @@ def test_fault_items_are_classified_like_provider_errors(no_sockets: None) -> No
     )
     with pytest.raises(RateLimitError):
         limited.chat("hi")
+    dropped = make_agent(
+        FunctionModel(lambda m, i: DropConnection()), execution=ExecutionConfig(max_retries=0)
+    )
+    with pytest.raises(APIConnectionError):
+        "".join(dropped.iter_stream("hi"))
+    assert dropped.chat_history == []
     with pytest.raises(AuthenticationError):
         asyncio.run(make_agent(FunctionModel(lambda m, i: Fault.authentication())).achat("hi"))
 
