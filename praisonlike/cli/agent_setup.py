@@ -15,38 +15,48 @@ from praisonlike.errors import ConfigurationError
 from praisonlike.llm.config import ExecutionConfig
 
 
-def load_tool(spec: str) -> Callable[..., Any]:
-    """The callable ``module:attribute`` names (``attribute`` may be dotted).
+def import_target(spec: str, label: str, example: str) -> Any:
+    """The object ``module:attribute`` names (``attribute`` may be dotted).
 
-    The current directory is importable, so ``--tool mytools:search`` finds
-    ``./mytools.py``. Raises :class:`CommandFailed` (exit code 2) when the module
-    cannot be imported or the attribute is missing or not callable.
+    The current directory is importable, so ``mytools:search`` finds
+    ``./mytools.py``. ``label`` starts each error message (``"--tool 'x:y'"``)
+    and ``example`` shows the expected form. Raises :class:`CommandFailed`
+    (exit code 2) when the spec is malformed, the module cannot be imported or
+    the attribute is missing.
     """
     module_name, colon, attribute = spec.partition(":")
     if not colon or not module_name or not attribute:
-        raise CommandFailed(
-            f"--tool {spec!r}: expected MODULE:FUNCTION, e.g. mytools:search",
-            exit_code=ExitCode.USAGE,
-        )
+        raise CommandFailed(f"{label}: expected {example}", exit_code=ExitCode.USAGE)
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
         target: Any = importlib.import_module(module_name)
     except Exception as exc:
         raise CommandFailed(
-            f"--tool {spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}",
+            f"{label}: cannot import {module_name!r}: {type(exc).__name__}: {exc}",
             exit_code=ExitCode.USAGE,
         ) from exc
     for part in attribute.split("."):
         if not hasattr(target, part):
             raise CommandFailed(
-                f"--tool {spec!r}: {module_name!r} has no attribute {attribute!r}",
+                f"{label}: {module_name!r} has no attribute {attribute!r}",
                 exit_code=ExitCode.USAGE,
             )
         target = getattr(target, part)
+    return target
+
+
+def load_tool(spec: str) -> Callable[..., Any]:
+    """The callable ``module:attribute`` names, for ``--tool``.
+
+    Raises :class:`CommandFailed` (exit code 2) as :func:`import_target` does,
+    and when the attribute is not callable.
+    """
+    target = import_target(spec, f"--tool {spec!r}", "MODULE:FUNCTION, e.g. mytools:search")
     if not callable(target):
         raise CommandFailed(
-            f"--tool {spec!r}: {attribute!r} is not callable", exit_code=ExitCode.USAGE
+            f"--tool {spec!r}: {spec.partition(':')[2]!r} is not callable",
+            exit_code=ExitCode.USAGE,
         )
     return cast("Callable[..., Any]", target)
 

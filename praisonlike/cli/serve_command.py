@@ -10,10 +10,8 @@ host, and the start-up line says so. Tokens are never printed.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -120,28 +118,9 @@ def _agent(args: argparse.Namespace) -> Any:
 
 def _load_agent(spec: str) -> Any:
     from praisonlike.agent.agent import Agent
+    from praisonlike.cli.agent_setup import import_target
 
-    module_name, colon, attribute = spec.partition(":")
-    if not colon or not module_name or not attribute:
-        raise CommandFailed(
-            f"{spec!r}: expected MODULE:AGENT, e.g. myapp:agent", exit_code=ExitCode.USAGE
-        )
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        target: Any = importlib.import_module(module_name)
-    except Exception as exc:
-        raise CommandFailed(
-            f"{spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}",
-            exit_code=ExitCode.USAGE,
-        ) from exc
-    for part in attribute.split("."):
-        if not hasattr(target, part):
-            raise CommandFailed(
-                f"{spec!r}: {module_name!r} has no attribute {attribute!r}",
-                exit_code=ExitCode.USAGE,
-            )
-        target = getattr(target, part)
+    target = import_target(spec, repr(spec), "MODULE:AGENT, e.g. myapp:agent")
     if not isinstance(target, Agent):
         raise CommandFailed(
             f"{spec!r} is a {type(target).__name__}, not an Agent", exit_code=ExitCode.USAGE
