@@ -17,7 +17,8 @@ generation timings for the bare path), per category; saves a PNG bar chart
 it needs ``praisonlike[local]`` and takes minutes on a CPU.
 
     PRAISONLIKE_ALLOW_MODEL_REQUESTS=1 .venv/bin/python benchmarks/tool_calls.py \\
-        [--per-category N] [--systems praisonlike,bare] [--model local] \\
+        [--per-category N] [--category no_tool,choose] [--systems praisonlike,bare] \\
+        [--model local] \\
         [--chart docs/images/tool_calls.png] [--json /tmp/tool_calls.json]
 """
 
@@ -251,17 +252,22 @@ def save_chart(results: dict[str, list[dict[str, Any]]], cases: list[Case], path
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-category", type=int, default=0, help="cases per category (0: all)")
+    parser.add_argument("--category", default="", help="comma-separated categories (default: all)")
     parser.add_argument("--systems", default="praisonlike,bare")
     parser.add_argument("--model", default="local")
     parser.add_argument("--chart", type=Path, default=Path("docs/images/tool_calls.png"))
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
-    cases = CASES
+    wanted = {c.strip() for c in args.category.split(",") if c.strip()}
+    unknown = wanted - set(CATEGORIES)
+    if unknown:
+        parser.error(f"unknown categories {sorted(unknown)}; known: {', '.join(CATEGORIES)}")
+    cases = [case for case in CASES if not wanted or case.category in wanted]
     if args.per_category:
         cases = [
             case
             for category in CATEGORIES
-            for case in [c for c in CASES if c.category == category][: args.per_category]
+            for case in [c for c in cases if c.category == category][: args.per_category]
         ]
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     print(machine())
