@@ -54,11 +54,12 @@ def known_context_window(model: str) -> int | None:
     """The window LiteLLM's local model map gives for ``model``, or None
     (an in-process test model: :data:`~praisonlike.llm.in_process.IN_PROCESS_CONTEXT_WINDOW`)."""
     from praisonlike.llm.in_process import IN_PROCESS_CONTEXT_WINDOW, is_in_process_label
-    from praisonlike.llm.providers import is_openai_prefixed
+    from praisonlike.llm.providers import is_openai_prefixed, provider_without_litellm
 
     if is_in_process_label(model):
         return IN_PROCESS_CONTEXT_WINDOW
-    if is_openai_prefixed(model):  # read without importing LiteLLM
+    openai_prefixed = is_openai_prefixed(model)
+    if openai_prefixed or provider_without_litellm(model):  # read without importing LiteLLM
         from praisonlike.llm.model_map import entry
 
         for candidate in _candidates(model):
@@ -66,7 +67,8 @@ def known_context_window(model: str) -> int | None:
             size = info and (info.get("max_input_tokens") or info.get("max_tokens"))
             if isinstance(size, int) and size > 0:
                 return size
-        return None
+        if openai_prefixed:
+            return None
     from praisonlike.llm.backend import load_litellm
 
     litellm = load_litellm()

@@ -87,6 +87,14 @@ def openai_entry(model: str) -> Mapping[str, Any] | None:
     return bare if bare is not None and bare.get("litellm_provider") == "openai" else None
 
 
+def bundled_provider(model: str) -> str | None:
+    """The ``litellm_provider`` of ``model``'s entry in the map LiteLLM ships, by
+    its exact name (models registered in this process not counted), or ``None``."""
+    found = _bundled_map().get(model)
+    provider = found.get("litellm_provider") if isinstance(found, Mapping) else None
+    return provider if isinstance(provider, str) else None
+
+
 def is_openai_own_model(model: str) -> bool:
     """Whether ``openai/<name>`` names one of OpenAI's own models in the map LiteLLM
     ships (``openai/gpt-4o``, ``openai/o3-mini``), not counting models registered
@@ -101,6 +109,7 @@ def is_openai_own_model(model: str) -> bool:
 __all__ = [
     "MAP_FILE",
     "bundled_map_path",
+    "bundled_provider",
     "entry",
     "is_openai_own_model",
     "model_map",

@@ -27,6 +27,14 @@ The rules, so a caller can predict the verdict:
   Azure AD, a local Ollama): only missing ``*_API_KEY`` / ``*_API_TOKEN``
   variables fail the check, and not when a variable LiteLLM also reads for that
   provider is set (``HF_TOKEN``, ``REPLICATE_API_TOKEN``, ``TOGETHER_API_KEY``, ...).
+* Before LiteLLM is imported, a model whose provider and key variables are
+  known without it is decided without importing it (in milliseconds rather than
+  LiteLLM's multi-second import), with the same verdict: ``<provider>/<name>``
+  for the providers of :data:`~praisonlike.llm.providers.KEY_VARIABLES`
+  (``anthropic/...``, ``gemini/...``, ``groq/...``, ...), and OpenAI's and
+  Anthropic's models named without a prefix as LiteLLM's bundled model map lists
+  them (``gpt-4o-mini``, ``claude-3-5-haiku-latest``). Anything else (an unknown
+  name, another provider, a ``custom_llm_provider``) is asked of LiteLLM.
 * LiteLLM's provider for a model is remembered per (model, api_base, custom
   provider); a refusal is not. The environment is read again at each call that
   needs the key check (only calls with neither ``api_key`` nor ``api_base``), so
@@ -46,7 +54,12 @@ from typing import Any
 from praisonlike.errors import MissingCredentialsError, UnknownModelError
 from praisonlike.llm.backend import load_litellm
 from praisonlike.llm.config import LLMConfig
-from praisonlike.llm.providers import OPENAI_PROVIDER, is_openai_prefixed
+from praisonlike.llm.providers import (
+    KEY_VARIABLES,
+    OPENAI_PROVIDER,
+    is_openai_prefixed,
+    provider_without_litellm,
+)
 
 MODEL_SPELLING_HINT = (
     "spell it provider/model, e.g. openai/gpt-4o-mini; `praisonlike models info MODEL` "
@@ -83,6 +96,11 @@ def check_model(llm: LLMConfig) -> None:
         return
     custom = llm.extra.get("custom_llm_provider")
     custom_provider = custom if isinstance(custom, str) and custom else None
+    known = provider_without_litellm(llm.model) if custom_provider is None else None
+    if known is not None:
+        if not exempt:
+            _check_variables(llm.model, known)
+        return
     provider = _provider(llm.model, llm.api_base, custom_provider)
     if exempt:
         return
@@ -116,6 +134,12 @@ def _provider(model: str, api_base: str | None, custom_provider: str | None) -> 
     return str(provider)
 
 
+def _check_variables(model: str, provider: str) -> None:
+    accepted, named = KEY_VARIABLES[provider]
+    if not any(name in os.environ for name in accepted):
+        _refuse_missing(model, list(named))
+
+
 def _check_environment(model: str, routed: str, provider: str) -> None:
     litellm = load_litellm()
     if _key_set_in_litellm(litellm, provider):
@@ -123,6 +147,10 @@ def _check_environment(model: str, routed: str, provider: str) -> None:
     missing = [
         str(name) for name in litellm.validate_environment(model=routed).get("missing_keys") or ()
     ]
+    _refuse_missing(model, missing)
+
+
+def _refuse_missing(model: str, missing: list[str]) -> None:
     if not missing or not all(_KEY_VARIABLE.search(name) for name in missing):
         return
     if any(os.environ.get(other) for name in missing for other in _ALSO_READ.get(name, ())):

@@ -95,7 +95,8 @@ def send(command: CallModel) -> Any:
     if transport_for(command.llm, command.params) == "openai":
         checked_call(command.llm)
         return openai_wire.complete(command)
-    return backend.load_litellm().completion(**completion_kwargs(command))
+    kwargs = completion_kwargs(command)  # the pre-flight check, before importing LiteLLM
+    return backend.load_litellm().completion(**kwargs)
 
 
 async def asend(command: CallModel) -> Any:
@@ -107,7 +108,8 @@ async def asend(command: CallModel) -> Any:
     if transport_for(command.llm, command.params) == "openai":
         checked_call(command.llm)
         return await openai_wire.acomplete(command)
-    return await backend.load_litellm().acompletion(**completion_kwargs(command))
+    kwargs = completion_kwargs(command)  # the pre-flight check, before importing LiteLLM
+    return await backend.load_litellm().acompletion(**kwargs)
 
 
 async def aclose(response: Any) -> None:
