@@ -42,6 +42,10 @@ class ModelFeatures:
             reply to plain text or one valid call (see
             :mod:`praisonlike.llm.tool_grammar`). True for the bundled local
             models and any GGUF file served by praisonlike, False otherwise.
+        local_server: the model runs on a llama.cpp server praisonlike started on
+            this machine. A call to it that times out is not retried: the server
+            would compute the same answer again in the same time (the turn falls
+            back to the next model, or fails with ``LLMTimeoutError``).
     """
 
     native_tool_calls: bool = True
@@ -52,6 +56,7 @@ class ModelFeatures:
     max_output_tokens: int | None = None
     known: bool = False
     tool_grammar: bool = False
+    local_server: bool = False
 
 
 FEATURE_NAMES: frozenset[str] = frozenset(field.name for field in fields(ModelFeatures))
@@ -127,12 +132,16 @@ def _local_features(model: str) -> ModelFeatures | None:
             native_tool_calls=spec.native_tool_calls,
             context_window=spec.context_window,
             tool_grammar=True,
+            local_server=True,
         )
     if (prefix == "local" and name.endswith(".gguf")) or (
         prefix == "openai" and name in served_model_names()
     ):
         return ModelFeatures(
-            native_tool_calls=False, context_window=DEFAULT_CONTEXT, tool_grammar=True
+            native_tool_calls=False,
+            context_window=DEFAULT_CONTEXT,
+            tool_grammar=True,
+            local_server=True,
         )
     return None
 

@@ -39,6 +39,7 @@ from praisonlike.events import (
 from praisonlike.hooks import NO_CHANGES, HookContext, HookEvent, HookResult
 from praisonlike.llm import recovery
 from praisonlike.llm.accounting import BudgetVerdict
+from praisonlike.llm.capabilities import model_features
 from praisonlike.llm.config import LLMConfig
 from praisonlike.llm.errors import classify_llm_error, to_llm_error
 from praisonlike.llm.protocol import CallModel, InvokeHook, ModelFailed, ModelReply, Sleep
@@ -259,7 +260,14 @@ class ModelRounds:
         if isinstance(error, PraisonlikeError) and not isinstance(error, LLMError):
             raise error
         kind = classify_llm_error(error)
-        step = recovery.decide(kind, state, self.spec.execution, model_count=len(self.spec.models))
+        llm = self._llm
+        step = recovery.decide(
+            kind,
+            state,
+            self.spec.execution,
+            model_count=len(self.spec.models),
+            retry_timeouts=not model_features(llm.model, llm.features).local_server,
+        )
         if failed.streamed_text and not isinstance(step, recovery.GiveUp):
             yield StreamReset(run_id=self.spec.run_id, iteration=iteration, reason=kind.kind.value)
         if isinstance(step, recovery.Compress):
@@ -274,8 +282,8 @@ class ModelRounds:
                 attempt=state.retries_on_model,
                 wait=step.wait,
                 error_kind=kind.kind.value,
-                model=self._llm.model,
-                message=kind.message[:500],
+                model=llm.model,
+                message=to_llm_error(error, model=llm.model).message[:500],
             )
             yield from self._hook(
                 HookEvent.ON_RETRY,

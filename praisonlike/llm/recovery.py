@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from praisonlike.llm.config import ExecutionConfig
-from praisonlike.llm.errors import ErrorClass
+from praisonlike.llm.errors import ErrorClass, ErrorKind
 
 
 @dataclass(frozen=True)
@@ -76,13 +76,20 @@ def decide(
     config: ExecutionConfig,
     *,
     model_count: int,
+    retry_timeouts: bool = True,
 ) -> Recovery:
-    """The next recovery step, in the order: compress, retry, fall back, give up."""
+    """The next recovery step, in the order: compress, retry, fall back, give up.
+
+    With ``retry_timeouts`` False (a model on a server of this machine, see
+    :attr:`~praisonlike.llm.capabilities.ModelFeatures.local_server`), a timed-out
+    call is not retried on the same model.
+    """
     if error.should_compress_context:
         if state.context_retries < config.max_context_retries:
             return Compress()
         return GiveUp()
-    if error.retryable and state.retries_on_model < config.max_retries:
+    retryable = error.retryable and (retry_timeouts or error.kind is not ErrorKind.TIMEOUT)
+    if retryable and state.retries_on_model < config.max_retries:
         return Retry(backoff_seconds(state.retries_on_model + 1, config, error.retry_after))
     if (error.should_fallback_model or error.retryable) and state.model_index + 1 < model_count:
         return Fallback(state.model_index + 1)

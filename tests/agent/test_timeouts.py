@@ -20,7 +20,7 @@ import pytest
 
 from praisonlike import Agent, ExecutionConfig, TerminationReason
 from praisonlike.errors import LLMTimeoutError, RunTimeout
-from praisonlike.events import RetryEvent, RunFinished, ToolResultEvent
+from praisonlike.events import FallbackEvent, RetryEvent, RunFinished, ToolResultEvent
 from praisonlike.testing import Call, Delay, Fault, LocalLLMServer, Text, ToolCalls
 
 WAYS = ("chat", "achat", "iter_stream")
@@ -96,6 +96,43 @@ def test_call_timeout_emits_a_timeout_retry(server: LocalLLMServer) -> None:
     assert retry.error_kind == "timeout"
     assert isinstance(events[-1], RunFinished) and events[-1].result is not None
     assert events[-1].result.output == "in time"
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_timeout_of_a_model_served_on_this_machine_is_not_retried(
+    server: LocalLLMServer, way: str
+) -> None:
+    llm = {**server.llm_config(), "features": {"local_server": True}}
+    agent = Agent(
+        instructions="You answer.",
+        llm=llm,
+        execution=ExecutionConfig(timeout=0.3, max_retries=2, retry_base=0.01),
+    )
+    server.extend([Delay(30, Text("too late")), Text("a retry would get this")])
+
+    with pytest.raises(LLMTimeoutError) as raised:
+        run_turn(agent, way)
+
+    assert raised.value.retried == 0
+    assert server.request_count == 1
+    assert agent.chat_history == []
+
+
+def test_a_timeout_of_a_model_served_on_this_machine_falls_back(server: LocalLLMServer) -> None:
+    llm = {**server.llm_config(), "features": {"local_server": True}}
+    agent = Agent(
+        instructions="You answer.",
+        llm=llm,
+        fallback_models=[server.llm_config("other-model")],
+        execution=ExecutionConfig(timeout=0.3, max_retries=2, retry_base=0.01),
+    )
+    server.extend([Delay(30, Text("too late")), Text("from the fallback")])
+
+    events = list(agent.stream_events("go", stream=False))
+
+    assert not [e for e in events if isinstance(e, RetryEvent)]
+    assert [e.to_model for e in events if isinstance(e, FallbackEvent)] == ["openai/other-model"]
+    assert str(agent.last_result.output if agent.last_result else "") == "from the fallback"
 
 
 def blocking_tool(release: threading.Event) -> Any:

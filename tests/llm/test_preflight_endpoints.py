@@ -10,6 +10,7 @@ import pytest
 
 from praisonlike import Agent, ExecutionConfig
 from praisonlike.errors import APIConnectionError
+from praisonlike.events import RetryEvent
 from praisonlike.testing import LocalLLMServer, Text
 
 KEY = "sk-proj-deadportkey0123456789abcdef"
@@ -54,3 +55,23 @@ def test_an_unreachable_endpoint_is_a_connection_error_naming_it(
         assert KEY not in text and QUERY_SECRET not in text
     assert agent.chat_history == []
     assert server.request_count == 0
+
+
+def test_each_retry_names_the_unreachable_endpoint(server: LocalLLMServer) -> None:
+    port = closed_port()
+    agent = Agent(
+        instructions="You answer.",
+        llm={"model": "openai/x", "api_base": f"http://127.0.0.1:{port}/v1", "api_key": KEY},
+        execution=ExecutionConfig(max_retries=2, retry_base=0.01, retry_max=0.02),
+    )
+    retries = []
+    with pytest.raises(APIConnectionError):
+        for event in agent.stream_events("hello"):
+            if isinstance(event, RetryEvent):
+                retries.append(event)
+
+    assert len(retries) == 2
+    for retry in retries:
+        assert retry.error_kind == "connection"
+        assert f"could not reach http://127.0.0.1:{port}" in retry.message
+        assert KEY not in retry.message
