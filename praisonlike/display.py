@@ -370,6 +370,8 @@ def _tokens_text(usage: Usage) -> str:
 
 def _summary_parts(result: RunResult) -> list[str]:
     usage = result.usage
+    if usage.requests == 0 and not result.tool_calls:
+        return [result.termination_reason.value, "no model call answered", f"{result.latency:.2f}s"]
     rounds = result.iterations
     parts = [result.termination_reason.value, f"{rounds} round{'s' if rounds != 1 else ''}"]
     if result.tool_calls:

@@ -54,8 +54,9 @@ def test_a_failed_turn_prints_its_error_once_then_one_hint(
     assert "praisonlike models info" in hint
     assert err.splitlines()[-2:] == [error, hint]
     display = err if json_output else out
-    [summary] = [line for line in display.splitlines() if " | 1 round | " in line]
-    assert summary.startswith("! error | 1 round | 0 tokens")
+    [summary] = [line for line in display.splitlines() if line.startswith("! error | ")]
+    assert summary.startswith("! error | no model call answered | ")
+    assert "round" not in summary and "tokens" not in summary
 
 
 def test_a_failed_turn_in_a_session_prints_its_error_once(

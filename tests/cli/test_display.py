@@ -204,7 +204,7 @@ def test_fatal_error_is_shown_once_then_summary(
         run(make_agent(llm), display)
     lines = plain_text(console).splitlines()
     assert lines[0].startswith("! error AuthenticationError: Credentials rejected")
-    assert lines[1].startswith("! error | 1 round | 0 tokens")
+    assert lines[1].startswith("! error | no model call answered | ")
     assert len(lines) == 2
     assert plain_text(console).count("Credentials rejected") == 1
 
