@@ -19,6 +19,8 @@ from typing import Any
 from praisonlike.cli.failures import ExitCode, report
 from praisonlike.cli.output import Output, one_line
 from praisonlike.cli.parser import API_KEY_ENV, build_parser
+from praisonlike.context.window import ContextWindowUnknownWarning
+from praisonlike.errors import ConfigurationError
 
 Command = Callable[[argparse.Namespace, Output], ExitCode]
 
@@ -28,10 +30,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     secrets = _secrets(args)
     output = Output.create(secrets=secrets)
-    with _debug_logging(args.debug, secrets), _warnings_on(output):
+    with _debug_logging(args.debug, secrets), _warnings_on(output) as held:
         try:
             return int(_command(args)(args, output))
         except (Exception, KeyboardInterrupt) as exc:
+            if isinstance(exc, ConfigurationError):
+                held.clear()  # about a model that was never usable: the error says why
             return int(report(exc, output, debug=args.debug))
 
 
@@ -82,23 +86,33 @@ def _debug_logging(enabled: bool, secrets: list[str]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _warnings_on(output: Output) -> Iterator[None]:
-    """Python warnings as one redacted ``praisonlike: warning:`` line on stderr."""
+def _warnings_on(output: Output) -> Iterator[list[str]]:
+    """Python warnings as one redacted ``praisonlike: warning:`` line on stderr.
+
+    A warning that the model's context window is unknown is held until the
+    command ends: the caller clears the held lines when the command failed
+    on its configuration (an unknown model), so the error stands alone.
+    """
+    held: list[str] = []
+
+    def print_line(line: str) -> None:
+        output.err.print(line, markup=False, highlight=False, soft_wrap=True)
 
     def show(message: Any, category: type[Warning], *_: Any, **__: Any) -> None:
-        output.err.print(
-            f"praisonlike: warning: {one_line(str(message))}",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
-        )
+        line = f"praisonlike: warning: {one_line(str(message))}"
+        if issubclass(category, ContextWindowUnknownWarning):
+            held.append(line)
+        else:
+            print_line(line)
 
     original = warnings.showwarning
     warnings.showwarning = show
     try:
-        yield
+        yield held
     finally:
         warnings.showwarning = original
+        for line in held:
+            print_line(line)
 
 
 __all__ = ["main"]
