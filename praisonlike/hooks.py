@@ -25,12 +25,13 @@ unless it was registered with ``fail_open=True`` (then it is logged and skipped)
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
 from praisonlike.errors import HookError
+from praisonlike.llm.user_code import AwaitUserCode
 from praisonlike.log import get_logger
 
 
@@ -147,32 +148,24 @@ class HookRunner:
             hook=hook.label,
         ) from exc
 
-    def run(self, context: HookContext) -> HookResult:
-        """Run the event's hooks synchronously (async hooks on the bridge loop)."""
+    def steps(self, context: HookContext) -> Generator[AwaitUserCode, None, HookResult]:
+        """Run the event's hooks; return their merged result.
+
+        A generator for the tool loop to ``yield from``: a sync hook runs at
+        once (under ``achat`` on the event loop: keep it quick); an async
+        hook's awaitable is yielded as :class:`AwaitUserCode` for the driver to
+        settle, awaited on the caller's loop under ``achat`` and on the bridge
+        loop under ``chat``. Raises :class:`HookError` naming the hook that
+        raised (unless it is ``fail_open``).
+        """
         merged = NO_CHANGES
         for hook in self._hooks.get(context.event, ()):
             try:
                 value = hook.function(context)
                 if inspect.isawaitable(value):
-                    from praisonlike.tools.async_bridge import submit_coroutine
-
-                    value = submit_coroutine(_await(value)).result()
-            except HookError:
-                raise
-            except Exception as exc:
-                self._failed(hook, context.event, exc)
-                continue
-            merged, context = self._take(hook, context, merged, value)
-        return merged
-
-    async def arun(self, context: HookContext) -> HookResult:
-        """Run the event's hooks under asyncio (sync hooks inline: keep them quick)."""
-        merged = NO_CHANGES
-        for hook in self._hooks.get(context.event, ()):
-            try:
-                value = hook.function(context)
-                if inspect.isawaitable(value):
-                    value = await value
+                    pending = AwaitUserCode(value)
+                    yield pending
+                    value = pending.result()
             except HookError:
                 raise
             except Exception as exc:
@@ -195,6 +188,3 @@ class HookRunner:
             return merged, context
         return _merge(merged, value), _apply(context, value)
 
-
-async def _await(value: Any) -> Any:
-    return await value

@@ -1,4 +1,4 @@
-"""The asyncio driver of the tool loop: model calls awaited, sync tools on worker threads.
+"""The asyncio driver of the tool loop: model calls awaited, sync user code on worker threads.
 
 It performs the same commands as :class:`~praisonlike.llm.drivers.SyncDriver`
 (see :mod:`praisonlike.llm.drivers`), so ``achat`` and ``astream_events``
@@ -10,23 +10,19 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Generator
 from typing import Any
 
 from praisonlike.errors import RunCancelled
 from praisonlike.events import TextDelta
-from praisonlike.llm.drivers import Driver, LoopSteps, StreamReader
+from praisonlike.llm.drivers import QUIET_COMMANDS, Driver, LoopSteps
 from praisonlike.llm.model_call import reply_from_response
-from praisonlike.llm.protocol import (
-    CallModel,
-    InvokeHook,
-    ModelFailed,
-    ModelReply,
-    RunTools,
-    Sleep,
-    ToolOutcome,
-)
+from praisonlike.llm.protocol import CallModel, InvokeTool, ModelFailed, ModelReply, RunTools
+from praisonlike.llm.stream_reader import StreamReader
+from praisonlike.llm.tool_io import invoke_awaiting
 from praisonlike.llm.transport import aclose, asend
+from praisonlike.llm.user_code import AwaitUserCode, CallBlocking
+from praisonlike.tools.async_bridge import in_worker_thread
 
 
 def _still_cancelling(task: asyncio.Task[Any]) -> bool:
@@ -69,12 +65,23 @@ _calls_in_flight = _CallsInFlight()
 
 
 class AsyncDriver(Driver):
-    """Performs the loop's commands with asyncio; sync tools run in worker threads."""
+    """Performs the loop's commands with asyncio, on the caller's event loop.
+
+    Model calls, async tools and awaitables of user code are awaited here;
+    sync tools and blocking user code (an approver) run on worker threads. A
+    model call or a tool call is abandoned at once on cancellation.
+    """
 
     async def drive(
         self, steps: LoopSteps[Any], finish: Callable[[Any], None]
     ) -> AsyncIterator[Any]:
-        """Yield the loop's events; hand its return value to ``finish``."""
+        """Yield the run's events; hand the loop's return value to ``finish``."""
+        run = self._run
+        observers = run.observers
+        for event in run.opening:
+            if observers:
+                run.observe(event)
+            yield event
         reply: Any = None
         while True:
             try:
@@ -83,19 +90,58 @@ class AsyncDriver(Driver):
                 finish(stop.value)
                 return
             reply = None
-            if isinstance(item, CallModel):
+            kind = item.__class__
+            if kind is CallModel:
                 holder: list[ModelReply | ModelFailed] = []
                 async for event in self._call_model(item, holder):
                     yield event
                 reply = holder[0]
-            elif isinstance(item, RunTools):
-                reply = await self._run_tools(item)
-            elif isinstance(item, InvokeHook):
-                reply = await self._hooks.arun(item.context)
-            elif isinstance(item, Sleep):
-                await self._sleep(item.seconds)
+            elif kind in QUIET_COMMANDS:
+                reply = await self._perform(item, interruptible=True)
             else:
+                if observers:
+                    run.observe(item)
                 yield item
+
+    async def _perform(self, item: Any, *, interruptible: bool) -> Any:
+        """Perform a command other than a model call; its outcome for the loop.
+
+        A tool call is abandoned on cancellation (its outcome is then the
+        ``RunCancelled``) when ``interruptible``; a batch is, as a whole.
+        """
+        if isinstance(item, InvokeTool):
+            if not interruptible:
+                return await invoke_awaiting(item)
+            try:
+                return await self._until_cancelled(invoke_awaiting(item))
+            except RunCancelled as exc:
+                return exc
+        if isinstance(item, RunTools):
+            return await self._run_batch(item)
+        if isinstance(item, AwaitUserCode):
+            await item.settle()
+        elif isinstance(item, CallBlocking):
+            await in_worker_thread(item.settle)
+        else:
+            await self._sleep(item.seconds)
+        return None
+
+    async def _drive_quietly(self, steps: Generator[Any, Any, Any]) -> Any:
+        """Drive a pipeline that yields only commands (one call's tool steps)."""
+        reply: Any = None
+        while True:
+            try:
+                item = steps.send(reply)
+            except StopIteration as stop:
+                return stop.value
+            reply = await self._perform(item, interruptible=False)
+
+    async def _run_batch(self, command: RunTools) -> list[Any]:
+        batch = asyncio.gather(*(self._drive_quietly(p) for p in command.pipelines))
+        try:
+            return list(await self._until_cancelled(batch))
+        except RunCancelled as exc:
+            return [exc]
 
     async def _until_cancelled(self, awaitable: Any) -> Any:
         """Await ``awaitable`` in this task; on cancellation, stop it and raise RunCancelled.
@@ -193,29 +239,6 @@ class AsyncDriver(Driver):
         finally:
             if reader is not None:
                 await aclose(response)
-
-    async def _run_tools(self, command: RunTools) -> list[ToolOutcome | BaseException]:
-        calls = command.calls
-        if len(calls) > 1 and self._tools.parallel_safe(calls):
-            batch = asyncio.gather(*(self._tools.arun(c, deadline=command.deadline) for c in calls))
-            try:
-                return list(await self._until_cancelled(batch))
-            except RunCancelled as exc:
-                return [exc]
-        outcomes: list[ToolOutcome | BaseException] = []
-        for call in calls:
-            stop = self._stop()
-            if stop is not None:
-                outcomes.append(stop)
-                break
-            try:
-                outcomes.append(
-                    await self._until_cancelled(self._tools.arun(call, deadline=command.deadline))
-                )
-            except RunCancelled as exc:
-                outcomes.append(exc)
-                break
-        return outcomes
 
     async def _sleep(self, seconds: float) -> None:
         try:

@@ -1,198 +1,68 @@
 """The drivers of the tool loop, and the synchronous one.
 
 A driver takes the loop's generator, performs each command it yields (a model
-call, a batch of tool calls, a sleep), passes events through to its caller and
-sends the outcome back. That is all a driver does: every decision is the
-loop's, so ``chat``, ``achat``, ``iter_stream`` and ``stream_events`` behave
-alike by construction. The asyncio driver is in
-:mod:`praisonlike.llm.async_driver`.
+call, a tool call, a batch of tool pipelines, user code, a sleep), passes
+events through to its caller and sends the outcome back. That is all a driver
+does: every decision is the loop's, so ``chat``, ``achat``, ``iter_stream``
+and ``stream_events`` behave alike by construction. A driver is made for one
+:class:`~praisonlike.llm.run.Run` and yields its opening events first; each
+event goes to the run's observers before it is yielded. The asyncio driver is
+in :mod:`praisonlike.llm.async_driver`.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
-from typing import Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from praisonlike.cancellation import CancelToken, iterate_cancellable
+from praisonlike.cancellation import iterate_cancellable
 from praisonlike.errors import RunCancelled, RunTimeout
 from praisonlike.events import TextDelta
-from praisonlike.llm.model_call import StreamAssembler, reply_from_response
-from praisonlike.llm.pricing import usage_from_response
+from praisonlike.llm.model_call import reply_from_response
 from praisonlike.llm.protocol import (
     CallModel,
     CutShort,
-    InvokeHook,
+    InvokeTool,
     ModelFailed,
     ModelReply,
     RunTools,
     Sleep,
-    ToolCall,
-    ToolOutcome,
 )
+from praisonlike.llm.stop import stop_error
+from praisonlike.llm.stream_reader import StreamReader
+from praisonlike.llm.tool_io import invoke_blocking
 from praisonlike.llm.transport import send
-from praisonlike.llm.usage import Usage
+from praisonlike.llm.user_code import AwaitUserCode, CallBlocking
+
+if TYPE_CHECKING:
+    from praisonlike.llm.run import Run
 
 T = TypeVar("T")
 LoopSteps = Generator[Any, Any, T]
 
 
-class HookSeam(Protocol):
-    """How hook commands are performed (see :class:`praisonlike.hooks.HookRunner`)."""
-
-    def run(self, context: Any) -> Any: ...
-
-    async def arun(self, context: Any) -> Any: ...
-
-
-class ToolRunner(Protocol):
-    """The ``execute_tool`` seam: how the loop's tool calls are performed."""
-
-    def run(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome | Exception: ...
-
-    async def arun(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome | Exception: ...
-
-    def parallel_safe(self, calls: tuple[ToolCall, ...]) -> bool: ...
-
-
-_CALL_OPENERS = ("{", "[", "```", "<tool_call>")
-
-
-class WholeAnswerHold:
-    """Keeps a native model's tool call written as the whole answer out of its stream.
-
-    A model with native tool calls sometimes writes its call as text instead;
-    the loop runs it when the WHOLE answer is calls
-    (:func:`~praisonlike.llm.react.is_whole_answer_a_call`, or
-    :func:`~praisonlike.llm.react.unoffered_calls`). So an answer that starts,
-    after whitespace, like a call (``{``, ``[``, a fence or ``<tool_call>``) is
-    held to the end, then released unless it is such a call; any other answer
-    passes through as it comes. Same interface as the ReAct
-    ``StreamCallDetector``.
-    """
-
-    def __init__(self, offered: frozenset[str]) -> None:
-        self._offered = offered
-        self._text = ""
-        self._holding: bool | None = None
-
-    def feed(self, delta: str) -> str:
-        """Add ``delta``; return the text that may be shown now (possibly ``""``)."""
-        self._text += delta
-        if self._holding is None:
-            start = self._text.lstrip()[: len(_CALL_OPENERS[-1])]
-            if any(start.startswith(opener) for opener in _CALL_OPENERS):
-                self._holding = True
-            elif not start or any(opener.startswith(start) for opener in _CALL_OPENERS):
-                return ""
-            else:
-                self._holding = False
-                return self._text
-        return "" if self._holding else delta
-
-    def finish(self) -> tuple[str, list[Any]]:
-        """The text still held back (``""`` when it is a call) and the calls found."""
-        if self._holding is False:
-            return "", []
-        from praisonlike.llm.react import is_whole_answer_a_call, unoffered_calls
-
-        calls = is_whole_answer_a_call(self._text, self._offered) or unoffered_calls(
-            self._text, self._offered
-        )
-        return ("" if calls else self._text), list(calls)
-
-
-class StreamReader:
-    """One streamed model call: its chunks in, the text to show out, then its reply.
-
-    Text is held back while it may still be a tool call written as text: a
-    ReAct call anywhere in the answer (when the command offers
-    ``hold_back_calls``), or, when native tools are offered, an answer that is
-    wholly a call (see :class:`WholeAnswerHold`). :attr:`streamed` says whether
-    any text was released to the caller. :meth:`cut_short` tells what a call
-    stopped mid-stream had produced.
-    """
-
-    def __init__(self, command: CallModel, started: float) -> None:
-        self._assembler = StreamAssembler(command.llm.model)
-        self._started = started
-        self._text: list[str] = []
-        self._usage: Usage | None = None
-        self._detector: Any = None
-        if command.hold_back_calls is not None:
-            from praisonlike.llm.react import StreamCallDetector
-
-            self._detector = StreamCallDetector(command.hold_back_calls)
-        elif command.tools and command.params.get("tool_choice") != "none":
-            self._detector = WholeAnswerHold(_tool_names(command.tools))
-        self.streamed = False
-
-    def take(self, chunk: Any) -> str:
-        """Read one chunk; the text it releases ("" if none)."""
-        text = self._assembler.add(chunk)
-        if text:
-            self._text.append(text)
-        reported = chunk.get("usage") if isinstance(chunk, dict) else getattr(chunk, "usage", None)
-        if reported:
-            self._usage = usage_from_response(reported)
-        return self._released(text if self._detector is None else self._detector.feed(text))
-
-    def finish(self) -> str:
-        """The text still held back once the stream has ended."""
-        if self._detector is None:
-            return ""
-        released, _calls = self._detector.finish()
-        return self._released(str(released))
-
-    def cut_short(self) -> CutShort:
-        """The text streamed so far (shown or held back) and the usage the server reported."""
-        return CutShort(text="".join(self._text), usage=self._usage)
-
-    def reply(self) -> ModelReply:
-        return self._assembler.reply(time.monotonic() - self._started, streamed_text=self.streamed)
-
-    def _released(self, text: str) -> str:
-        if text:
-            self.streamed = True
-        return text
-
-
-def _tool_names(tools: list[dict[str, Any]]) -> frozenset[str]:
-    names = (tool.get("function", {}).get("name") for tool in tools)
-    return frozenset(name for name in names if isinstance(name, str))
-
-
 class Driver:
-    """What both drivers hold: the run, how its tools and hooks are run, and when it stops."""
+    """What both drivers hold: the run, and when it stops."""
 
-    def __init__(
-        self,
-        run_id: str,
-        tools: ToolRunner,
-        hooks: HookSeam,
-        *,
-        cancel: CancelToken | None = None,
-        deadline: float | None = None,
-    ) -> None:
-        self._run_id = run_id
-        self._tools = tools
-        self._hooks = hooks
-        self._cancel = cancel
-        self._deadline = deadline
+    def __init__(self, run: Run) -> None:
+        spec = run.spec
+        self._run = run
+        self._run_id = spec.run_id
+        self._cancel = spec.cancel
+        self._deadline = spec.deadline
 
     def _stop(self) -> BaseException | None:
         """The error that ends the run now (cancelled, or past its deadline), if any."""
-        cancel = self._cancel
-        if cancel is not None and cancel.cancelled:
-            return RunCancelled(cancel.reason or "cancelled")
-        if self._deadline is not None and time.monotonic() >= self._deadline:
-            return RunTimeout("the run passed its max_execution_time deadline")
-        return None
+        return stop_error(self._cancel, self._deadline)
 
     def _delta(self, command: CallModel, text: str) -> TextDelta:
-        return TextDelta(run_id=self._run_id, iteration=command.iteration, text=text)
+        delta = TextDelta(run_id=self._run_id, iteration=command.iteration, text=text)
+        if self._run.observers:
+            self._run.observe(delta)
+        return delta
 
     @staticmethod
     def _failed(error: BaseException, reader: StreamReader | None) -> ModelFailed:
@@ -214,45 +84,78 @@ class SyncDriver(Driver):
 
     Model calls run in the caller's thread, and a cancellation is seen when
     the call returns or at its next chunk. With a cancel token and
-    ``interruptible``, each call (and its stream) runs on a daemon thread
-    instead, so cancellation abandons it at once. Tools run in the caller's
-    thread.
+    ``interruptible_calls``, each call (and its stream) runs on a daemon
+    thread instead, so cancellation abandons it at once. Tools and blocking
+    user code run in the caller's thread (a tool with a timeout on a worker
+    thread); a parallel-safe batch runs on a thread per call; awaitables of
+    user code run on the private bridge loop.
     """
 
-    def __init__(
-        self,
-        run_id: str,
-        tools: ToolRunner,
-        hooks: HookSeam,
-        *,
-        cancel: CancelToken | None = None,
-        deadline: float | None = None,
-        interruptible: bool = False,
-    ) -> None:
-        super().__init__(run_id, tools, hooks, cancel=cancel, deadline=deadline)
-        self._interruptible = interruptible
+    def __init__(self, run: Run) -> None:
+        super().__init__(run)
+        self._interruptible = run.spec.execution.interruptible_calls
 
-    def drive(self, steps: LoopSteps[T]) -> Generator[Any, None, T]:
+    def drive(self, steps: LoopSteps[T], finish: Callable[[T], None]) -> Generator[Any, None, None]:
+        """Yield the run's events; hand the loop's return value to ``finish``."""
+        run = self._run
+        observers = run.observers
+        for event in run.opening:
+            if observers:
+                run.observe(event)
+            yield event
         reply: Any = None
         while True:
             try:
                 item = steps.send(reply)
             except StopIteration as stop:
-                return cast(T, stop.value)
+                finish(stop.value)
+                return
             reply = None
-            if isinstance(item, CallModel):
+            kind = item.__class__
+            if kind is CallModel:
                 reply = yield from self._call_model(item)
-            elif isinstance(item, RunTools):
-                reply = self._run_tools(item)
-            elif isinstance(item, InvokeHook):
-                reply = self._hooks.run(item.context)
-            elif isinstance(item, Sleep):
-                if self._cancel is not None:
-                    self._cancel.wait(item.seconds)
-                else:
-                    time.sleep(item.seconds)
+            elif kind in QUIET_COMMANDS:
+                reply = self._perform(item)
             else:
+                if observers:
+                    run.observe(item)
                 yield item
+
+    def _perform(self, item: Any) -> Any:
+        """Perform a command other than a model call; its outcome for the loop."""
+        if isinstance(item, InvokeTool):
+            return invoke_blocking(item)
+        if isinstance(item, RunTools):
+            return self._run_batch(item)
+        if isinstance(item, AwaitUserCode):
+            item.settle_blocking()
+        elif isinstance(item, CallBlocking):
+            item.settle()
+        elif self._cancel is not None:
+            self._cancel.wait(item.seconds)
+        else:
+            time.sleep(item.seconds)
+        return None
+
+    def _drive_quietly(self, steps: Generator[Any, Any, T]) -> T:
+        """Drive a pipeline that yields only commands (one call's tool steps)."""
+        reply: Any = None
+        while True:
+            try:
+                item = steps.send(reply)
+            except StopIteration as stop:
+                result: T = stop.value
+                return result
+            reply = self._perform(item)
+
+    def _run_batch(self, command: RunTools) -> list[Any]:
+        pipelines = command.pipelines
+        with ThreadPoolExecutor(max_workers=min(8, len(pipelines))) as pool:
+            futures = [
+                pool.submit(copy_context().run, self._drive_quietly, pipeline)
+                for pipeline in pipelines
+            ]
+            return [future.result() for future in futures]
 
     def _model_output(self, command: CallModel) -> Generator[Any, None, None]:
         """The response (non-streamed) or its chunks, abandoned at once on cancellation."""
@@ -298,26 +201,6 @@ class SyncDriver(Driver):
         finally:
             output.close()
 
-    def _run_tools(self, command: RunTools) -> list[ToolOutcome | BaseException]:
-        calls = command.calls
-        if len(calls) > 1 and self._tools.parallel_safe(calls):
-            with ThreadPoolExecutor(max_workers=min(8, len(calls))) as pool:
-                futures = [
-                    pool.submit(copy_context().run, self._tools.run, c, deadline=command.deadline)
-                    for c in calls
-                ]
-                return [f.result() for f in futures]
-        outcomes: list[ToolOutcome | BaseException] = []
-        for call in calls:
-            stop = self._stop()
-            if stop is not None:
-                outcomes.append(stop)
-                break
-            outcomes.append(self._tools.run(call, deadline=command.deadline))
-        return outcomes
 
-
-def iterate_sync(steps: Generator[Any, None, T], finish: Callable[[T], None]) -> Iterator[Any]:
-    """Iterate a driver's events, handing the loop's return value to ``finish``."""
-    outcome = yield from steps
-    finish(outcome)
+QUIET_COMMANDS = frozenset({InvokeTool, AwaitUserCode, CallBlocking, RunTools, Sleep})
+"""The commands a driver performs without events (a model call may stream events)."""

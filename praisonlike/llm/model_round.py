@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from praisonlike.context.messages import snapshot
 from praisonlike.errors import (
@@ -42,11 +42,15 @@ from praisonlike.llm.accounting import BudgetVerdict
 from praisonlike.llm.capabilities import model_features
 from praisonlike.llm.config import LLMConfig
 from praisonlike.llm.errors import classify_llm_error, to_llm_error
-from praisonlike.llm.protocol import CallModel, InvokeHook, ModelFailed, ModelReply, Sleep
+from praisonlike.llm.protocol import CallModel, ModelFailed, ModelReply, Sleep
 from praisonlike.llm.providers import related_config
+from praisonlike.llm.stop import deadline_error, past, stop_error
 from praisonlike.llm.tool_grammar import TurnGrammar
 from praisonlike.llm.turn_spec import TurnSpec
 from praisonlike.result import TerminationReason, ToolMode
+
+if TYPE_CHECKING:
+    from praisonlike.llm.run import Run
 
 Steps = Generator[Any, Any, Any]
 
@@ -68,17 +72,15 @@ class HookAnswered(Exception):
         self.output = output
 
 
-def deadline_error() -> RunTimeout:
-    return RunTimeout("the run passed its max_execution_time deadline")
-
-
 class ModelRounds:
     spec: TurnSpec
     _messages: list[dict[str, Any]]
     _offered: frozenset[str]
 
-    def __init__(self, spec: TurnSpec) -> None:
+    def __init__(self, run: Run) -> None:
+        spec = run.spec
         self.spec = spec
+        self._owner = run.owner
         self._model_index = 0
         self._retries = 0
         self._fallbacks: list[str] = []
@@ -106,13 +108,11 @@ class ModelRounds:
         context = HookContext(
             event=event,
             run_id=self.spec.run_id,
-            agent=self.spec.agent,
+            agent=self._owner,
             model=self._llm.model,
             **fields,
         )
-        result = yield InvokeHook(context)
-        if not isinstance(result, HookResult):
-            result = NO_CHANGES
+        result: HookResult = yield from hooks.steps(context)
         if messages is not None and result.messages is None:
             result = dataclasses.replace(result, messages=fields["messages"])
         return result
@@ -255,7 +255,7 @@ class ModelRounds:
         error = failed.error
         if isinstance(error, RunCancelled):
             raise Stop(TerminationReason.CANCELLED, error)
-        if isinstance(error, RunTimeout) or self._past_deadline():
+        if isinstance(error, RunTimeout) or past(self.spec.deadline):
             raise Stop(TerminationReason.TIMEOUT, deadline_error())
         if isinstance(error, PraisonlikeError) and not isinstance(error, LLMError):
             raise error
@@ -396,15 +396,16 @@ class ModelRounds:
         remaining = max(0.001, self.spec.deadline - time.monotonic())
         return remaining if timeout is None else min(timeout, remaining)
 
-    def _past_deadline(self) -> bool:
-        return self.spec.deadline is not None and time.monotonic() >= self.spec.deadline
 
     def _deadline_within(self, seconds: float) -> bool:
         return self.spec.deadline is not None and time.monotonic() + seconds >= self.spec.deadline
 
     def _check_stop(self) -> None:
-        cancel = self.spec.cancel
-        if cancel is not None and cancel.cancelled:
-            raise Stop(TerminationReason.CANCELLED, RunCancelled(cancel.reason or "cancelled"))
-        if self._past_deadline():
-            raise Stop(TerminationReason.TIMEOUT, deadline_error())
+        error = stop_error(self.spec.cancel, self.spec.deadline)
+        if error is not None:
+            reason = (
+                TerminationReason.CANCELLED
+                if isinstance(error, RunCancelled)
+                else TerminationReason.TIMEOUT
+            )
+            raise Stop(reason, error)

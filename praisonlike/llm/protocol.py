@@ -1,12 +1,15 @@
 """The messages between the tool loop (a step machine) and its drivers.
 
-The loop yields *commands* (call a model, run tools, sleep) and events; a
-driver performs each command's I/O and sends the outcome back. The loop itself
+The loop yields *commands* (call a model, call a tool, run a batch of tool
+pipelines at once, sleep; and the user-code commands of
+:mod:`praisonlike.llm.user_code`) and events; a driver performs each command's
+I/O and sends the outcome back. The loop itself
 does no I/O, so the sync and async drivers cannot disagree about behaviour.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,11 +89,38 @@ class ToolOutcome:
 
 @dataclass(frozen=True)
 class RunTools:
-    """Command: run these calls (in order, or concurrently when all are parallel-safe)."""
+    """Command: drive these tool pipelines concurrently; returns their outcomes in order.
 
-    calls: tuple[ToolCall, ...]
+    Each pipeline is one call's steps (see :meth:`praisonlike.tools.executor.TurnTools.steps`),
+    yielding only :class:`InvokeTool`, :class:`~praisonlike.llm.user_code.AwaitUserCode` and
+    :class:`~praisonlike.llm.user_code.CallBlocking`. The loop yields it only for a batch of
+    parallel-safe calls; it runs other calls' steps itself, one after the other.
+    """
+
+    pipelines: tuple[Generator[Any, Any, Any], ...]
     iteration: int
-    deadline: float | None = None
+
+
+@dataclass(frozen=True)
+class InvokeTool:
+    """Command: call a tool (``function()``, awaited when ``is_async``) within ``timeout``.
+
+    The driver answers with an :class:`Invoked`, or with ``RunCancelled`` when
+    it abandoned the call on cancellation.
+    """
+
+    function: Callable[[], Any]
+    is_async: bool
+    timeout: float | None
+
+
+@dataclass(frozen=True)
+class Invoked:
+    """What a tool call returned (``value``), raised (``error``), or that it timed out."""
+
+    value: Any = None
+    error: Exception | None = None
+    timed_out: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,11 +130,4 @@ class Sleep:
     seconds: float
 
 
-@dataclass(frozen=True)
-class InvokeHook:
-    """Command: run the hooks registered for ``context.event``; returns a HookResult."""
-
-    context: Any
-
-
-Command = CallModel | RunTools | Sleep | InvokeHook
+Command = CallModel | RunTools | InvokeTool | Sleep

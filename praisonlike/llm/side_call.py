@@ -17,13 +17,14 @@ from typing import Any
 
 from praisonlike.llm.drivers import SyncDriver
 from praisonlike.llm.model_round import ModelRounds, Stop
-from praisonlike.llm.protocol import ModelReply, ToolCall
+from praisonlike.llm.protocol import ModelReply
+from praisonlike.llm.run import Run
 from praisonlike.llm.turn_spec import TurnSpec
 
 
 class _SideCall(ModelRounds):
-    def __init__(self, spec: TurnSpec) -> None:
-        super().__init__(dataclasses.replace(spec, hooks=None))
+    def __init__(self, run: Run) -> None:
+        super().__init__(run)
         self._messages = []
         self._offered = frozenset()
 
@@ -34,19 +35,6 @@ class _SideCall(ModelRounds):
             return (yield from self._model_round(0, request=messages, purpose=purpose))
         except Stop as stop:
             raise stop.error from None
-
-
-class _Nothing:
-    """The tool and hook seams of a call that has neither."""
-
-    def run(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("a call outside a turn runs no tools or hooks")
-
-    async def arun(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("a call outside a turn runs no tools or hooks")
-
-    def parallel_safe(self, calls: tuple[ToolCall, ...]) -> bool:
-        return False
 
 
 def call_outside_turn(
@@ -68,14 +56,8 @@ def call_outside_turn(
         BudgetExceededError, RunTimeout, RunCancelled: a budget, the deadline
             or the cancel token of ``spec`` stopped the call.
     """
-    nothing: Any = _Nothing()
-    driver = SyncDriver(spec.run_id, nothing, nothing, cancel=spec.cancel, deadline=spec.deadline)
-    steps = driver.drive(_SideCall(spec).steps(messages, purpose))
-    while True:
-        try:
-            event = next(steps)
-        except StopIteration as done:
-            reply: ModelReply = done.value
-            return reply
-        on_event(event)
-
+    run = Run(dataclasses.replace(spec, hooks=None), observers=[on_event])
+    replies: list[ModelReply] = []
+    for _event in SyncDriver(run).drive(_SideCall(run).steps(messages, purpose), replies.append):
+        pass
+    return replies[0]

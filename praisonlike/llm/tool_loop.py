@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from praisonlike.errors import PraisonlikeError, RunCancelled, RunTimeout
 from praisonlike.events import (
@@ -38,12 +38,16 @@ from praisonlike.llm.call_faults import (
     correction_message,
     find_call_fault,
 )
-from praisonlike.llm.model_round import HookAnswered, ModelRounds, Stop, deadline_error
+from praisonlike.llm.model_round import HookAnswered, ModelRounds, Stop
 from praisonlike.llm.protocol import ModelReply, RunTools, ToolCall, ToolOutcome
 from praisonlike.llm.react import is_whole_answer_a_call, parse_text_tool_calls, unoffered_calls
 from praisonlike.llm.react_prompt import observation_message
-from praisonlike.llm.turn_spec import TurnOutcome, TurnSpec
+from praisonlike.llm.stop import deadline_error, stop_error
+from praisonlike.llm.turn_spec import TurnOutcome
 from praisonlike.result import RunResult, TerminationReason, ToolCallRecord, ToolMode
+
+if TYPE_CHECKING:
+    from praisonlike.llm.run import Run
 
 FINAL_ANSWER_PROMPT = (
     "You have used the maximum number of tool calls for this request. Do not call any "
@@ -55,8 +59,12 @@ NO_ANSWER_TEXT = "(The model gave no answer after reaching the tool-call limit.)
 class ToolLoop(ModelRounds):
     """One turn's step machine. Create one per turn; iterate ``steps()`` once."""
 
-    def __init__(self, spec: TurnSpec) -> None:
-        super().__init__(spec)
+    def __init__(self, run: Run) -> None:
+        super().__init__(run)
+        if run.tools is None:
+            raise ValueError("a turn's Run needs its tools (a TurnTools, even without tools)")
+        self._tools = run.tools
+        spec = run.spec
         self._messages = spec.new_messages
         self._offered = frozenset(t["function"]["name"] for t in spec.tools if "function" in t)
         self._tool_records: list[ToolCallRecord] = []
@@ -202,9 +210,7 @@ class ToolLoop(ModelRounds):
                 name=call.name,
                 arguments=_decoded(call.arguments),
             )
-        outcomes = yield RunTools(
-            calls=tuple(calls), iteration=self._iteration, deadline=self.spec.deadline
-        )
+        outcomes = yield from self._run_tools(calls)
         for outcome in outcomes:
             if isinstance(outcome, RunCancelled):
                 raise Stop(TerminationReason.CANCELLED, outcome)
@@ -223,6 +229,26 @@ class ToolLoop(ModelRounds):
                 latency=outcome.latency,
             )
         self._check_stop()
+
+    def _run_tools(self, calls: list[ToolCall]) -> Generator[Any, Any, list[Any]]:
+        """Each call's pipeline: all at once when every tool is parallel-safe, else in
+        order, stopping before the next call once the run is cancelled or past its deadline."""
+        deadline = self.spec.deadline
+        if len(calls) > 1 and self._tools.parallel_safe(calls):
+            pipelines = tuple(self._tools.steps(call, deadline=deadline) for call in calls)
+            outcomes: list[Any] = yield RunTools(pipelines=pipelines, iteration=self._iteration)
+            return outcomes
+        outcomes = []
+        for call in calls:
+            stop = stop_error(self.spec.cancel, deadline)
+            if stop is not None:
+                outcomes.append(stop)
+                break
+            outcome = yield from self._tools.steps(call, deadline=deadline)
+            outcomes.append(outcome)
+            if isinstance(outcome, RunCancelled):
+                break
+        return outcomes
 
     def _record_tool(self, outcome: ToolOutcome, react: bool) -> None:
         call = outcome.call

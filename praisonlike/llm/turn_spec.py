@@ -1,6 +1,7 @@
 """What the tool loop is given and what it gives back.
 
-:class:`TurnSpec` is everything one turn needs, built by the agent;
+:class:`TurnSpec` is everything one turn needs, built by the agent and
+carried by its :class:`~praisonlike.llm.run.Run`;
 :class:`TurnOutcome` is the loop's result. The seams (context, hooks) are
 small protocols so the loop can be driven without an Agent; answer checks
 are in :mod:`praisonlike.llm.answer_checks`.
@@ -9,7 +10,7 @@ are in :mod:`praisonlike.llm.answer_checks`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -38,9 +39,15 @@ class ContextSeam(Protocol):
 
 
 class HookSeam(Protocol):
-    """Which hook events have hooks (the loop skips the others at no cost)."""
+    """The turn's hooks (see :class:`praisonlike.hooks.HookRunner`)."""
 
-    def has(self, event: Any) -> bool: ...
+    def has(self, event: Any) -> bool:
+        """Whether ``event`` has hooks (the loop skips the others at no cost)."""
+        ...
+
+    def steps(self, context: Any) -> Generator[Any, None, Any]:
+        """Run the hooks of ``context.event``; returns their merged HookResult."""
+        ...
 
 
 @dataclass
@@ -59,7 +66,7 @@ class TurnSpec:
     accounting: RunAccounting
     context: ContextSeam
     hooks: HookSeam | None = None
-    agent: Any = None
+    agent: Any = None  # deprecated: the loop reads Run.owner (the Dispatcher alias copies it)
     prompt: str = ""
     deadline: float | None = None
     cancel: CancelToken | None = None

@@ -1,31 +1,52 @@
-"""Awaiting what user code returns in the middle of a turn.
+"""User code the tool loop needs run, yielded as commands for its driver to settle.
 
-The tool loop is generator code and never awaits. When user code it calls
-(an async output guardrail) returns an awaitable, the loop yields an
-:class:`AwaitUserCode` and reads :meth:`AwaitUserCode.result` when it is
-resumed. The :class:`~praisonlike.llm.dispatcher.Dispatcher` settles it before
-resuming the loop: under ``achat`` / ``astream_events`` it is awaited on the
-caller's own event loop (so it may await anything of that loop); under
-``chat`` / ``stream_events`` it runs on the private bridge loop, in a copy of
-the caller's context.
+The loop (and the tool and hook steps it delegates to) is generator code that
+never awaits and never blocks. It yields one of these and reads
+:meth:`result` when it is resumed:
+
+- :class:`AwaitUserCode`: an awaitable user code returned (an async hook,
+  guardrail or approver). Under ``achat`` / ``astream_events`` the driver
+  awaits it on the caller's own event loop (so it may await anything of that
+  loop); under ``chat`` / ``stream_events`` it runs on the private bridge loop.
+- :class:`CallBlocking`: a call of user code that may block (an approver
+  asking ``input()``). The sync driver calls it in the caller's thread, the
+  async driver on a worker thread, so it never blocks an event loop.
+
+Either way an exception of the user code is re-raised by :meth:`result`, in
+the loop, where it is handled like any other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 
-class AwaitUserCode:
-    """An awaitable from user code, yielded by the loop to be settled by its dispatcher."""
+class _Settled:
+    __slots__ = ("_error", "_settled", "_value")
 
-    __slots__ = ("_awaitable", "_error", "_settled", "_value")
-
-    def __init__(self, awaitable: Awaitable[Any]) -> None:
-        self._awaitable = awaitable
+    def __init__(self) -> None:
         self._value: Any = None
         self._error: Exception | None = None
         self._settled = False
+
+    def result(self) -> Any:
+        """The user code's value; re-raises its exception."""
+        if not self._settled:
+            raise RuntimeError(f"a {type(self).__name__} was yielded by a loop no driver drove")
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+class AwaitUserCode(_Settled):
+    """An awaitable from user code, yielded by the loop to be settled by its driver."""
+
+    __slots__ = ("_awaitable",)
+
+    def __init__(self, awaitable: Awaitable[Any]) -> None:
+        super().__init__()
+        self._awaitable = awaitable
 
     async def settle(self) -> None:
         """Await the user code; its value or exception is kept for :meth:`result`."""
@@ -41,10 +62,21 @@ class AwaitUserCode:
 
         submit_coroutine(self.settle()).result()
 
-    def result(self) -> Any:
-        """The user code's value; re-raises its exception."""
-        if not self._settled:
-            raise RuntimeError("user code was yielded by a loop that no dispatcher drove")
-        if self._error is not None:
-            raise self._error
-        return self._value
+
+class CallBlocking(_Settled):
+    """A call of user code that may block, yielded by the loop to be made by its driver."""
+
+    __slots__ = ("_args", "_function")
+
+    def __init__(self, function: Callable[..., Any], *args: Any) -> None:
+        super().__init__()
+        self._function = function
+        self._args = args
+
+    def settle(self) -> None:
+        """Make the call in this thread; its value or exception is kept for :meth:`result`."""
+        try:
+            self._value = self._function(*self._args)
+        except Exception as exc:  # raised from result(), in the loop
+            self._error = exc
+        self._settled = True

@@ -1,33 +1,38 @@
-"""Running the model's tool calls: validation, timeouts, sync and async tools.
+"""Running the model's tool calls: one pipeline, written once, for every driver.
 
-:class:`TurnTools` is the ``execute_tool`` handed to the dispatcher for one
-turn. Whatever goes wrong with a call (unknown tool, malformed or invalid
-arguments, an exception, a timeout, a denial) becomes a tool message marked as
-an error, which the model reads and can act on. Only a hook or an approver that
-raises ends the turn, with a :class:`HookError` or :class:`ToolError` handed back
-to the loop (a tool whose approver raised is not run). Sync tools never block an
-event loop (they run in a worker thread under ``achat``), and async tools work
-under ``chat`` (on a private loop).
+:class:`TurnTools` holds the tools of one turn; :meth:`TurnTools.steps` is the
+pipeline of one call (validation, approval, ``BEFORE_TOOL`` hooks, the call,
+``AFTER_TOOL`` hooks, result formatting) as a generator that makes every
+decision and yields the I/O as commands its driver performs (see
+:mod:`praisonlike.llm.tool_io` and :mod:`praisonlike.llm.user_code`).
+
+Whatever goes wrong with a call (unknown tool, malformed or invalid arguments,
+an exception, a timeout, a denial) becomes a tool message marked as an error,
+which the model reads and can act on. Only a hook or an approver that raises
+ends the turn, with a :class:`HookError` or :class:`ToolError` handed back to
+the loop (a tool whose approver raised is not run). Sync tools and sync
+approvers never block an event loop (they run in a worker thread under
+``achat``), and async tools, hooks and approvers work under ``chat`` (on a
+private loop) and are awaited on the caller's loop under ``achat``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import time
-from collections.abc import Awaitable, Callable
-from concurrent.futures import TimeoutError as FutureTimeout
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from pydantic_core import to_jsonable_python
 
 from praisonlike.cancellation import CancelToken
 from praisonlike.context.config import MIN_TOOL_OUTPUT_LIMIT as MIN_RESULT_LIMIT
-from praisonlike.errors import ConfigurationError, HookError, ToolError
+from praisonlike.errors import ConfigurationError, HookError, RunCancelled, ToolError
 from praisonlike.hooks import HookContext, HookEvent, HookResult, HookRunner
-from praisonlike.llm.protocol import ToolCall, ToolOutcome
-from praisonlike.tools.async_bridge import in_worker_thread, submit_coroutine
+from praisonlike.llm.protocol import Invoked, InvokeTool, ToolCall, ToolOutcome
+from praisonlike.llm.user_code import AwaitUserCode, CallBlocking
 from praisonlike.tools.python_tool import ToolArgumentError
 from praisonlike.tools.registry import ToolRegistry
 from praisonlike.tools.results import (
@@ -37,10 +42,12 @@ from praisonlike.tools.results import (
     unknown_tool_message,
 )
 from praisonlike.tools.run_context import RunContext
-from praisonlike.worker_threads import start_in_thread
 
 #: Decides whether a call may run: ``(tool_name, arguments) -> bool``.
 Approver = Callable[[str, dict[str, Any]], "bool | Awaitable[bool]"]
+
+#: One call's pipeline (see :meth:`TurnTools.steps`).
+ToolSteps = Generator[Any, Any, "ToolOutcome | HookError | ToolError | RunCancelled"]
 
 
 @dataclass(frozen=True)
@@ -87,105 +94,80 @@ class TurnTools:
         self._hooks = hooks
         self._result_limit = result_limit
 
-    # -- the ToolRunner protocol -------------------------------------------------------
+    # -- the pipeline ----------------------------------------------------------------
 
-    def parallel_safe(self, calls: tuple[ToolCall, ...]) -> bool:
+    def parallel_safe(self, calls: Sequence[ToolCall]) -> bool:
+        """True when every call names a known tool marked parallel-safe."""
         for call in calls:
             tool = self._registry.get(call.name)
             if tool is None or not tool.parallel_safe:
                 return False
         return True
 
-    def run(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome | HookError | ToolError:
+    def steps(self, call: ToolCall, *, deadline: float | None) -> ToolSteps:
+        """One call's pipeline: validation, approval, BEFORE_TOOL hooks, the call,
+        AFTER_TOOL hooks, the result formatted for the model.
+
+        A generator for a driver to drive (or the tool loop to ``yield from``):
+        it yields :class:`~praisonlike.llm.protocol.InvokeTool` for the call
+        itself and :mod:`~praisonlike.llm.user_code` commands for the approver
+        and async hooks, and returns the :class:`ToolOutcome`; a
+        :class:`HookError` (a hook raised) or :class:`ToolError` (the approver
+        raised) that must end the turn; or the ``RunCancelled`` of a call the
+        driver abandoned.
+        """
         started = time.monotonic()
         prepared = self._prepare(call, started)
         if isinstance(prepared, ToolOutcome):
             return prepared
-        denied = self._check_approval_sync(prepared, started)
+        denied = yield from self._approval(prepared, started)
         if denied is not None:
             return denied
+        hooks = self._hooks
         try:
-            if self._hooks is not None and self._hooks.has(HookEvent.BEFORE_TOOL):
-                before = self._hooks.run(self._hook_context(HookEvent.BEFORE_TOOL, prepared))
-                prepared = self._apply_before(prepared, before)
-            if isinstance(prepared, ToolOutcome):
-                return prepared
-            outcome = self._invoke_sync(prepared, deadline, started)
-            if self._hooks is not None and self._hooks.has(HookEvent.AFTER_TOOL):
-                after = self._hooks.run(self._hook_context(HookEvent.AFTER_TOOL, prepared, outcome))
-                outcome = self._apply_after(outcome, after)
-        except HookError as exc:
-            return exc
-        return outcome
-
-    def _invoke_sync(
-        self, prepared: _Prepared, deadline: float | None, started: float
-    ) -> ToolOutcome:
-        call = prepared.call
-        timeout = self._timeout_for(prepared.tool, deadline)
-        try:
-            if prepared.tool.is_async:
-                future = submit_coroutine(self._invoke_async(prepared))
-                try:
-                    value = future.result(timeout)
-                except FutureTimeout:
-                    future.cancel()
-                    raise
-            elif timeout is None:
-                value = prepared.tool.call(prepared.arguments, prepared.context)
-            else:
-                job = start_in_thread(prepared.tool.call, prepared.arguments, prepared.context)
-                value = job.result(timeout)
-        except FutureTimeout:
-            return self._timed_out(prepared, timeout, started)
-        except Exception as exc:
-            return self._error(
-                prepared.call, prepared.arguments, tool_exception_message(call.name, exc), started
+            if hooks is not None and hooks.has(HookEvent.BEFORE_TOOL):
+                context = self._hook_context(HookEvent.BEFORE_TOOL, prepared)
+                prepared = self._apply_before(prepared, (yield from hooks.steps(context)))
+                if isinstance(prepared, ToolOutcome):
+                    return prepared
+            timeout = self._timeout_for(prepared.tool, deadline)
+            invoked = yield InvokeTool(
+                function=partial(prepared.tool.call, prepared.arguments, prepared.context),
+                is_async=prepared.tool.is_async,
+                timeout=timeout,
             )
-        return self._success(prepared, value, started)
-
-    async def arun(
-        self, call: ToolCall, *, deadline: float | None
-    ) -> ToolOutcome | HookError | ToolError:
-        started = time.monotonic()
-        prepared = self._prepare(call, started)
-        if isinstance(prepared, ToolOutcome):
-            return prepared
-        denied = await self._check_approval_async(prepared, started)
-        if denied is not None:
-            return denied
-        try:
-            if self._hooks is not None and self._hooks.has(HookEvent.BEFORE_TOOL):
-                before = await self._hooks.arun(self._hook_context(HookEvent.BEFORE_TOOL, prepared))
-                prepared = self._apply_before(prepared, before)
-            if isinstance(prepared, ToolOutcome):
-                return prepared
-            outcome = await self._invoke_async_tool(prepared, deadline, started)
-            if self._hooks is not None and self._hooks.has(HookEvent.AFTER_TOOL):
+            if isinstance(invoked, RunCancelled):
+                return invoked
+            outcome = self._invoked(prepared, invoked, timeout, started)
+            if hooks is not None and hooks.has(HookEvent.AFTER_TOOL):
                 context = self._hook_context(HookEvent.AFTER_TOOL, prepared, outcome)
-                outcome = self._apply_after(outcome, await self._hooks.arun(context))
+                outcome = self._apply_after(outcome, (yield from hooks.steps(context)))
         except HookError as exc:
             return exc
         return outcome
 
-    async def _invoke_async_tool(
-        self, prepared: _Prepared, deadline: float | None, started: float
-    ) -> ToolOutcome:
-        call = prepared.call
-        timeout = self._timeout_for(prepared.tool, deadline)
-        try:
-            if prepared.tool.is_async:
-                work: Awaitable[Any] = self._invoke_async(prepared)
+    def run(self, call: ToolCall, *, deadline: float | None) -> ToolOutcome | Exception:
+        """Run one call's :meth:`steps` to the end in this thread, blocking.
+
+        For callers outside a turn; a turn's driver drives :meth:`steps` itself.
+        """
+        from praisonlike.llm.tool_io import invoke_blocking
+
+        steps = self.steps(call, deadline=deadline)
+        reply: Any = None
+        while True:
+            try:
+                command = steps.send(reply)
+            except StopIteration as done:
+                result: ToolOutcome | Exception = done.value
+                return result
+            reply = None
+            if isinstance(command, InvokeTool):
+                reply = invoke_blocking(command)
+            elif isinstance(command, AwaitUserCode):
+                command.settle_blocking()
             else:
-                work = in_worker_thread(prepared.tool.call, prepared.arguments, prepared.context)
-            value = await asyncio.wait_for(work, timeout) if timeout is not None else await work
-        except asyncio.TimeoutError:
-            return self._timed_out(prepared, timeout, started)
-        except Exception as exc:
-            return self._error(
-                prepared.call, prepared.arguments, tool_exception_message(call.name, exc), started
-            )
-        return self._success(prepared, value, started)
+                command.settle()
 
     # -- hooks ---------------------------------------------------------------------
 
@@ -250,40 +232,26 @@ class TurnTools:
         )
         return _Prepared(call=call, tool=tool, arguments=arguments, context=context)
 
-    async def _invoke_async(self, prepared: _Prepared) -> Any:
-        result = prepared.tool.call(prepared.arguments, prepared.context)
-        if inspect.isawaitable(result):
-            result = await result
-        return result
-
-    def _check_approval_sync(
+    def _approval(
         self, prepared: _Prepared, started: float
-    ) -> ToolOutcome | ToolError | None:
+    ) -> Generator[Any, Any, ToolOutcome | ToolError | None]:
+        """``None`` when the call may run; else the denial, or the error of an approver that raised.
+
+        The approver may block (``input()``): it is a :class:`CallBlocking` the async
+        driver makes on a worker thread. An awaitable it returns is awaited like any user code.
+        """
         if not prepared.tool.requires_approval:
             return None
         verdict: Any = False
         if self._approver is not None:
             try:
-                verdict = self._approver(prepared.call.name, prepared.arguments)
+                asked = CallBlocking(self._approver, prepared.call.name, prepared.arguments)
+                yield asked
+                verdict = asked.result()
                 if inspect.isawaitable(verdict):
-                    verdict = submit_coroutine(_awaited(verdict)).result()
-            except Exception as exc:
-                return _approver_failed(prepared.call.name, exc)
-        return None if verdict is True else self._denied(prepared, started)
-
-    async def _check_approval_async(
-        self, prepared: _Prepared, started: float
-    ) -> ToolOutcome | ToolError | None:
-        if not prepared.tool.requires_approval:
-            return None
-        verdict: Any = False
-        if self._approver is not None:
-            try:
-                verdict = await in_worker_thread(
-                    self._approver, prepared.call.name, prepared.arguments
-                )
-                if inspect.isawaitable(verdict):
-                    verdict = await verdict
+                    pending = AwaitUserCode(verdict)
+                    yield pending
+                    verdict = pending.result()
             except Exception as exc:
                 return _approver_failed(prepared.call.name, exc)
         return None if verdict is True else self._denied(prepared, started)
@@ -296,6 +264,17 @@ class TurnTools:
         return timeout
 
     # -- outcomes -----------------------------------------------------------------
+
+    def _invoked(
+        self, prepared: _Prepared, invoked: Invoked, timeout: float | None, started: float
+    ) -> ToolOutcome:
+        if invoked.timed_out:
+            text = f"Error: tool '{prepared.call.name}' timed out after {timeout or 0:.3g}s"
+            return self._error(prepared.call, prepared.arguments, text, started)
+        if invoked.error is not None:
+            text = tool_exception_message(prepared.call.name, invoked.error)
+            return self._error(prepared.call, prepared.arguments, text, started)
+        return self._success(prepared, invoked.value, started)
 
     def _success(self, prepared: _Prepared, value: Any, started: float) -> ToolOutcome:
         return ToolOutcome(
@@ -317,17 +296,9 @@ class TurnTools:
             latency=time.monotonic() - started,
         )
 
-    def _timed_out(self, prepared: _Prepared, timeout: float | None, started: float) -> ToolOutcome:
-        text = f"Error: tool '{prepared.call.name}' timed out after {timeout or 0:.3g}s"
-        return self._error(prepared.call, prepared.arguments, text, started)
-
     def _denied(self, prepared: _Prepared, started: float) -> ToolOutcome:
         text = f"Error: the call to tool '{prepared.call.name}' was denied by the approver"
         return self._error(prepared.call, prepared.arguments, text, started)
-
-
-async def _awaited(awaitable: Awaitable[Any]) -> Any:
-    return await awaitable
 
 
 def _approver_failed(name: str, exc: Exception) -> ToolError:
