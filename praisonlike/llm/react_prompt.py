@@ -24,15 +24,15 @@ def react_instructions(tools: Sequence[dict[str, Any]]) -> str:
         [
             "# Tools",
             "",
-            "You may call one of these functions to help with the user's request:",
+            "Functions you can call, only if the request needs one:",
             "<tools>",
             *listing,
             "</tools>",
             "",
             "To call a function, reply with ONLY a JSON object, nothing else:",
             '{"name": <function-name>, "arguments": <args-json-object>}',
-            "Its result comes in the next message. Call a function only when it helps; "
-            "otherwise, and once you have its result, answer in plain text.",
+            "Its result comes in the next message. Call one only when the request needs live "
+            "data or an action it provides; answer anything else directly in plain text.",
         ]
     )
 
