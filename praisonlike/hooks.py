@@ -187,4 +187,3 @@ class HookRunner:
             )
             return merged, context
         return _merge(merged, value), _apply(context, value)
-

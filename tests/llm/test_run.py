@@ -1,0 +1,65 @@
+"""One Run between the entry points and the loop: few frames, every event observed once."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import sys
+from types import FrameType
+from typing import Any
+
+import pytest
+
+from praisonlike import Agent
+from praisonlike.testing import Call, FunctionModel, ModelInfo, Text, ToolCalls
+
+GENERATORS = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_COROUTINE
+
+
+def add(a: int, b: int) -> int:
+    """Add."""
+    return a + b
+
+
+def answer(messages: list[dict[str, Any]], info: ModelInfo) -> Any:
+    if not any(m.get("role") == "tool" for m in messages):
+        return ToolCalls([Call("add", {"a": 1, "b": 2})])
+    return Text("3")
+
+
+def frames_to_entry(frame: FrameType | None, entry: str) -> list[str]:
+    """The generator frames between ``frame`` and the entry point's own frame."""
+    names: list[str] = []
+    while frame is not None and frame.f_code.co_name != entry:
+        if frame.f_code.co_flags & GENERATORS:
+            names.append(frame.f_code.co_name)
+        frame = frame.f_back
+    assert frame is not None, f"{entry}() is not on the stack"
+    return names
+
+
+@pytest.mark.parametrize("entry", ["chat", "achat"])
+def test_an_event_climbs_few_generator_frames_from_the_loop_to_the_entry_point(
+    entry: str,
+) -> None:
+    """Was 7 frames under chat (loop 3, driver, iterate_sync, dispatcher, turn)."""
+    chains: list[list[str]] = []
+
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        if event != "call" or frame.f_code.co_name != "__init__" or chains:
+            return
+        if type(frame.f_locals.get("self")).__name__ == "ToolResultEvent":
+            chains.append(frames_to_entry(frame.f_back, entry))
+
+    agent = Agent(instructions="x", llm=FunctionModel(answer), tools=[add])
+    sys.setprofile(profile)
+    try:
+        output = agent.chat("go") if entry == "chat" else asyncio.run(agent.achat("go"))
+    finally:
+        sys.setprofile(None)
+
+    assert output == "3"
+    assert len(chains) == 1
+    chain = chains[0]
+    assert chain[:3] == ["_tool_round", "_run", "steps"]  # the loop's own frames
+    assert len(chain) <= 5, chain
