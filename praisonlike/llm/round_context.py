@@ -3,9 +3,10 @@
 Before each call of the conversation (not side calls), the pending steering
 messages join the turn, then the context manager fits the request into the
 model's window: its compaction hooks run when it must compact, and a
-summarising strategy gets its summary from a model call yielded here (a
-failed summary falls back to the strategy's fallback, with a non-fatal
-``SummaryFailed`` error event).
+summarising strategy gets its summary from a model call yielded here,
+accounted like any call (a failed summary falls back to the strategy's
+fallback, with a non-fatal ``SummaryFailed`` error event; one stopped by
+cancellation or the deadline counts its tokens and ends the turn).
 """
 
 from __future__ import annotations
@@ -75,6 +76,16 @@ class ContextRounds(RoundBase):
         if isinstance(outcome, ModelReply) and outcome.content.strip():
             yield from self._answered(outcome, iteration, "summary")
             return prepared.finish(outcome.content)
+        if isinstance(outcome, ModelFailed) and outcome.cut_short is not None:
+            # stopped after it was sent: its tokens count, and the stop ends the turn
+            self.spec.accounting.record_cut_short(
+                llm.model,
+                outcome.cut_short,
+                messages=request,
+                tools=[],
+                count=self.spec.context.count,
+            )
+            self._check_stop()
         error = outcome.error if isinstance(outcome, ModelFailed) else "empty summary"
         yield ErrorEvent(
             run_id=self.spec.run_id,
