@@ -14,6 +14,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from praisonlike.llm.async_driver import AsyncDriver
+from praisonlike.llm.drivers import SyncDriver
+from praisonlike.llm.tool_loop import ToolLoop
 from praisonlike.log import get_logger
 
 if TYPE_CHECKING:
@@ -50,16 +53,10 @@ class Run:
 
     def events(self) -> Iterator[Any]:
         """Run the turn with blocking I/O (usable inside a running event loop), yielding events."""
-        from praisonlike.llm.drivers import SyncDriver
-        from praisonlike.llm.tool_loop import ToolLoop
-
         return SyncDriver(self).drive(ToolLoop(self).steps(), self._finish)
 
     def aevents(self) -> AsyncIterator[Any]:
         """Run the turn with asyncio on the caller's loop, yielding events."""
-        from praisonlike.llm.async_driver import AsyncDriver
-        from praisonlike.llm.tool_loop import ToolLoop
-
         return AsyncDriver(self).drive(ToolLoop(self).steps(), self._finish)
 
     @property
