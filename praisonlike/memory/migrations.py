@@ -1,27 +1,29 @@
-"""The session database schema, as an ordered list of migrations.
+"""The SQLite session schema, as an ordered list of migrations.
 
 The schema version lives in ``PRAGMA user_version`` (0 for a new file).
 :func:`migrate` brings a database to :data:`LATEST_VERSION` in one write
 transaction, so a database is either fully upgraded or left as it was, and two
 processes opening the same new file do not both apply the same migration.
+:class:`Migration` and the runner are shared with PostgreSQL
+(:mod:`praisonlike.memory.schema`).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 
-from praisonlike.errors import StateVersionError
+from praisonlike.memory.schema import (
+    ColumnTypes,
+    Migration,
+    apply_pending,
+    check_supported,
+    message_steps_table,
+    messages_table,
+)
 
+__all__ = ["LATEST_VERSION", "MIGRATIONS", "Migration", "migrate", "schema_version"]
 
-@dataclass(frozen=True)
-class Migration:
-    """The statements that take the schema from ``version - 1`` to ``version``."""
-
-    version: int
-    description: str
-    statements: tuple[str, ...]
-
+_TYPES = ColumnTypes(count="INTEGER", real="REAL")
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -37,39 +39,8 @@ MIGRATIONS: tuple[Migration, ...] = (
                 summary TEXT
             )
             """,
-            """
-            CREATE TABLE messages (
-                id TEXT PRIMARY KEY,
-                conversation_id TEXT NOT NULL
-                    REFERENCES conversations(id) ON DELETE CASCADE,
-                query TEXT NOT NULL,
-                answer TEXT NOT NULL,
-                status TEXT NOT NULL,
-                prompt_tokens INTEGER NOT NULL DEFAULT 0,
-                completion_tokens INTEGER NOT NULL DEFAULT 0,
-                cost REAL,
-                latency REAL,
-                model TEXT,
-                created_at REAL NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE message_steps (
-                message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
-                position INTEGER NOT NULL,
-                event_type TEXT NOT NULL,
-                thought TEXT,
-                observation TEXT,
-                tool TEXT,
-                tool_input TEXT,
-                messages TEXT,
-                prompt_tokens INTEGER NOT NULL DEFAULT 0,
-                completion_tokens INTEGER NOT NULL DEFAULT 0,
-                cost REAL,
-                latency REAL,
-                PRIMARY KEY (message_id, position)
-            )
-            """,
+            messages_table(_TYPES),
+            message_steps_table(_TYPES),
             "CREATE INDEX idx_messages_conversation ON messages(conversation_id, created_at)",
             "CREATE INDEX idx_conversations_updated ON conversations(updated_at)",
         ),
@@ -93,14 +64,6 @@ def schema_version(conn: sqlite3.Connection) -> int:
     return int(row[0])
 
 
-def _check_supported(version: int, where: str) -> None:
-    if version > LATEST_VERSION:
-        raise StateVersionError(
-            f"session database {where} has schema version {version}, newer than the "
-            f"{LATEST_VERSION} this release of praisonlike supports; upgrade praisonlike"
-        )
-
-
 def migrate(conn: sqlite3.Connection, *, where: str = "") -> int:
     """Apply every pending migration in one transaction; return the resulting version.
 
@@ -111,20 +74,15 @@ def migrate(conn: sqlite3.Connection, *, where: str = "") -> int:
         StateVersionError: the database was written by a newer release.
     """
     current = schema_version(conn)
-    _check_supported(current, where)
+    check_supported(current, LATEST_VERSION, where)
     if current == LATEST_VERSION:
         return current
     conn.execute("BEGIN IMMEDIATE")
     try:
-        current = schema_version(conn)
-        _check_supported(current, where)
-        for migration in MIGRATIONS:
-            if migration.version <= current:
-                continue
-            for statement in migration.statements:
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {migration.version:d}")
-            current = migration.version
+        found = schema_version(conn)
+        current = apply_pending(MIGRATIONS, found, conn.execute, where=where)
+        if current != found:
+            conn.execute(f"PRAGMA user_version = {current:d}")
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:

@@ -3,21 +3,20 @@
 A process that does not run a session's turn (a web handler, a CLI, another
 worker) stores a signal for it; the process running the turn polls and acts.
 Signals are rows of ``session_controls``; a stop is accepted only from the
-session's owner. The functions run inside a transaction the store opened.
+session's owner. The functions run inside a transaction the store opened,
+with the store's ``?`` placeholders.
 """
 
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from praisonlike.errors import PraisonlikeError
+from praisonlike.memory.dialect import Transaction
 from praisonlike.memory.postgres_rows import decode_text, encode_text
-
-if TYPE_CHECKING:
-    import psycopg
 
 _COLUMNS = "id, conversation_id, kind, requester, reason, created_at"
 
@@ -67,7 +66,7 @@ def _signal_from_row(row: Any) -> ControlSignal:
 
 
 def request_signal(
-    conn: psycopg.Connection,
+    tx: Transaction,
     session_id: str,
     requester: str | None,
     reason: str,
@@ -81,9 +80,7 @@ def request_signal(
     Raises:
         StopRequestRefused: no such session, or an owner other than ``requester``.
     """
-    row = conn.execute(
-        "SELECT owner FROM conversations WHERE id = %s FOR SHARE", (session_id,)
-    ).fetchone()
+    row = tx.fetch_one("SELECT owner FROM conversations WHERE id = ? FOR SHARE", (session_id,))
     if row is None:
         raise StopRequestRefused(
             f"cannot {kind.value} session {session_id!r}: there is no such session",
@@ -97,22 +94,22 @@ def request_signal(
             session_id=session_id,
             requester=requester,
         )
-    stored = conn.execute(
+    stored = tx.fetch_one(
         "INSERT INTO session_controls (conversation_id, kind, requester, reason, created_at) "
-        f"VALUES (%s, %s, %s, %s, %s) RETURNING {_COLUMNS}",
+        f"VALUES (?, ?, ?, ?, ?) RETURNING {_COLUMNS}",
         (session_id, kind.value, encode_text(requester), encode_text(reason), now),
-    ).fetchone()
+    )
     assert stored is not None
     return _signal_from_row(stored)
 
 
-def take_signal(conn: psycopg.Connection, session_id: str) -> ControlSignal | None:
+def take_signal(tx: Transaction, session_id: str) -> ControlSignal | None:
     """Delete and return the session's oldest signal; ``None`` when there is none."""
-    row = conn.execute(
+    row = tx.fetch_one(
         "DELETE FROM session_controls WHERE id = ("
-        "SELECT id FROM session_controls WHERE conversation_id = %s "
+        "SELECT id FROM session_controls WHERE conversation_id = ? "
         "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) "
         f"RETURNING {_COLUMNS}",
         (session_id,),
-    ).fetchone()
+    )
     return None if row is None else _signal_from_row(row)

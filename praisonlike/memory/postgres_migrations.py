@@ -1,9 +1,10 @@
 """The PostgreSQL session schema, as an ordered list of migrations.
 
 The tables mirror the SQLite schema of :mod:`praisonlike.memory.migrations`
-(``conversations``, ``messages``, ``message_steps``), with PostgreSQL types,
-an identity column ``seq`` that keeps save order, and ``session_controls``
-for cross-process control signals. They live in one PostgreSQL schema (the
+(``conversations``, ``messages``, ``message_steps``, the latter two built from
+the same SQL in :mod:`praisonlike.memory.schema`), with PostgreSQL types, an
+identity column ``seq`` that keeps save order, and ``session_controls`` for
+cross-process control signals. They live in one PostgreSQL schema (the
 store's ``schema=``, default ``public``); its version is the single row of
 ``praisonlike_schema``. :func:`migrate` runs in one transaction under an
 advisory lock, so concurrent processes opening a new database apply each
@@ -14,11 +15,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from praisonlike.errors import StateVersionError
-from praisonlike.memory.migrations import Migration
+from praisonlike.memory.schema import (
+    ColumnTypes,
+    Migration,
+    apply_pending,
+    message_steps_table,
+    messages_table,
+)
 
 if TYPE_CHECKING:
     import psycopg
+
+_TYPES = ColumnTypes(
+    count="BIGINT",
+    real="DOUBLE PRECISION",
+    save_order="seq BIGINT GENERATED ALWAYS AS IDENTITY,\n                ",
+)
 
 POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -36,40 +48,8 @@ POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
                 summary TEXT
             )
             """,
-            """
-            CREATE TABLE messages (
-                id TEXT PRIMARY KEY,
-                seq BIGINT GENERATED ALWAYS AS IDENTITY,
-                conversation_id TEXT NOT NULL
-                    REFERENCES conversations(id) ON DELETE CASCADE,
-                query TEXT NOT NULL,
-                answer TEXT NOT NULL,
-                status TEXT NOT NULL,
-                prompt_tokens BIGINT NOT NULL DEFAULT 0,
-                completion_tokens BIGINT NOT NULL DEFAULT 0,
-                cost DOUBLE PRECISION,
-                latency DOUBLE PRECISION,
-                model TEXT,
-                created_at DOUBLE PRECISION NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE message_steps (
-                message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
-                position INTEGER NOT NULL,
-                event_type TEXT NOT NULL,
-                thought TEXT,
-                observation TEXT,
-                tool TEXT,
-                tool_input TEXT,
-                messages TEXT,
-                prompt_tokens BIGINT NOT NULL DEFAULT 0,
-                completion_tokens BIGINT NOT NULL DEFAULT 0,
-                cost DOUBLE PRECISION,
-                latency DOUBLE PRECISION,
-                PRIMARY KEY (message_id, position)
-            )
-            """,
+            messages_table(_TYPES),
+            message_steps_table(_TYPES),
             """
             CREATE TABLE session_controls (
                 id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -92,14 +72,6 @@ POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
 POSTGRES_LATEST_VERSION: int = POSTGRES_MIGRATIONS[-1].version
 
 
-def _check_supported(version: int, where: str) -> None:
-    if version > POSTGRES_LATEST_VERSION:
-        raise StateVersionError(
-            f"session database {where} has schema version {version}, newer than the "
-            f"{POSTGRES_LATEST_VERSION} this release of praisonlike supports; upgrade praisonlike"
-        )
-
-
 def migrate(conn: psycopg.Connection, schema: str, *, where: str = "") -> int:
     """Create ``schema`` if needed and apply every pending migration; return the version.
 
@@ -119,14 +91,7 @@ def migrate(conn: psycopg.Connection, schema: str, *, where: str = "") -> int:
         conn.execute("CREATE TABLE IF NOT EXISTS praisonlike_schema (version INTEGER NOT NULL)")
         row = conn.execute("SELECT max(version) FROM praisonlike_schema").fetchone()
         found = int(row[0]) if row is not None and row[0] is not None else 0
-        _check_supported(found, where)
-        current = found
-        for migration in POSTGRES_MIGRATIONS:
-            if migration.version <= current:
-                continue
-            for statement in migration.statements:
-                conn.execute(statement)
-            current = migration.version
+        current = apply_pending(POSTGRES_MIGRATIONS, found, conn.execute, where=where)
         if current != found:
             conn.execute("DELETE FROM praisonlike_schema")
             conn.execute("INSERT INTO praisonlike_schema (version) VALUES (%s)", (current,))

@@ -1,8 +1,8 @@
-"""Records from database rows, shared by the SQLite and PostgreSQL stores.
+"""Records to and from database rows, shared by the SQLite and PostgreSQL stores.
 
 Both stores select the same columns in the same order; they differ only in
-how a stored text is read back (PostgreSQL escapes NUL characters), which is
-the ``text`` argument.
+how text is stored and read back (PostgreSQL escapes NUL characters), which is
+the ``text`` argument: an encoder on the way in, a decoder on the way out.
 """
 
 from __future__ import annotations
@@ -15,6 +15,17 @@ from praisonlike.memory.records import ConversationRecord, MessageStatus, StepRe
 from praisonlike.text_safety import scrub_surrogates
 
 TextDecoder = Callable[[Any], Any]
+TextEncoder = Callable[[str | None], str | None]
+
+CONVERSATION_COLUMNS = "id, agent_name, owner, created_at, updated_at, summary"
+MESSAGE_COLUMNS = (
+    "id, conversation_id, query, answer, status, prompt_tokens, completion_tokens, "
+    "cost, latency, model, created_at"
+)
+STEP_COLUMNS = (
+    "position, event_type, thought, observation, tool, tool_input, messages, "
+    "prompt_tokens, completion_tokens, cost, latency"
+)
 
 
 def _as_stored(value: Any) -> Any:
@@ -28,6 +39,41 @@ def dump_json(value: Any) -> str | None:
 
 def load_json(text: str | None) -> Any:
     return None if text is None else json.loads(text)
+
+
+def message_row(turn: TurnRecord, text: TextEncoder = _as_stored) -> tuple[Any, ...]:
+    """The ``messages`` row of ``turn``, in the order of :data:`MESSAGE_COLUMNS`."""
+    return (
+        turn.id,
+        turn.conversation_id,
+        text(turn.query),
+        text(turn.answer),
+        turn.status.value,
+        turn.prompt_tokens,
+        turn.completion_tokens,
+        turn.cost,
+        turn.latency,
+        text(turn.model),
+        turn.created_at,
+    )
+
+
+def step_row(turn_id: str, step: StepRecord, text: TextEncoder = _as_stored) -> tuple[Any, ...]:
+    """The ``message_steps`` row of ``step``: ``message_id`` then :data:`STEP_COLUMNS`."""
+    return (
+        turn_id,
+        step.position,
+        text(step.event_type),
+        text(step.thought),
+        text(step.observation),
+        text(step.tool),
+        dump_json(step.tool_input),
+        dump_json(step.messages),
+        step.prompt_tokens,
+        step.completion_tokens,
+        step.cost,
+        step.latency,
+    )
 
 
 def step_from_row(row: Sequence[Any], text: TextDecoder = _as_stored) -> StepRecord:
