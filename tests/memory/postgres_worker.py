@@ -1,10 +1,10 @@
 """Another process sharing the PostgreSQL store (run as a script); prints one JSON line.
 
-    postgres_worker.py handoff URL SCHEMA CONVERSATION
-        load the conversation's turns, then save the next turn
-        -> {"loaded": [turn ids], "saved": "<id>"}
-    postgres_worker.py request-stop URL SCHEMA CONVERSATION REQUESTER
-        -> {"accepted": <signal id>} or {"refused": "<message>"}
+postgres_worker.py handoff URL SCHEMA CONVERSATION
+    load the conversation's turns, then save the next turn
+    -> {"loaded": [turn ids], "saved": "<id>"}
+postgres_worker.py request-stop URL SCHEMA CONVERSATION REQUESTER
+    -> {"accepted": <signal id>} or {"refused": "<message>"}
 """
 
 from __future__ import annotations

@@ -233,7 +233,7 @@ def test_schemas_keep_stores_apart(pg: PostgresStore, make_turn: Any) -> None:
 
 
 def test_text_is_stored_verbatim_unless_it_holds_nul(pg: PostgresStore, make_turn: Any) -> None:
-    marker_like = "\x01praisonlike-json:\"looks escaped\""
+    marker_like = '\x01praisonlike-json:"looks escaped"'
     turn = make_turn("c", query="plain ünïcode", answer="with \x00 inside")
     tricky = make_turn("c", query=marker_like, answer="")
     pg.save_turn(turn)
