@@ -83,6 +83,12 @@ class ContextManager:
     time is taken as unchanged without comparing its content, which keeps the
     cost of a long history flat. Pass it only when messages, once sent, are
     never edited in place (build a new dict instead); an agent does so.
+
+    No token is counted (and no encoding loaded) while an upper bound of the
+    request (:meth:`TokenCounter.bound_message`, the UTF-8 length of its
+    texts) is within ``trigger`` and no tool result is over the limit: such a
+    request fits. From the first request the bound does not prove to fit,
+    requests are counted exactly, until :meth:`forget_history`.
     """
 
     def __init__(
@@ -99,8 +105,10 @@ class ContextManager:
         self._window: int | None = None
         self._budgets: tuple[ContextConfig, Budgets] | None = None
         self._trust_identity = trust_identity
-        self._tools_memo: tuple[tuple[dict[str, Any], ...], int] = ((), 0)
+        self._tools_memo: list[tuple[tuple[dict[str, Any], ...], int]] = [((), 0), ((), 0)]
         self._history = HistoryMemo(self._measure, width=2, trust_identity=trust_identity)
+        self._bounds = HistoryMemo(self._measure_bound, width=2, trust_identity=trust_identity)
+        self._exact = False
         self._summaries = SummaryCache()
 
     @property
@@ -140,6 +148,8 @@ class ContextManager:
     def route(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]] = ()) -> Route:
         """The route :meth:`prepare` would take for this request."""
         budgets = self.budgets
+        if self._fits_by_bound(messages, tools):
+            return Route.FITS
         return self._job(messages, tools, budgets.target, budgets.hard_cap, budgets.insurance).route
 
     def prepare(
@@ -153,6 +163,8 @@ class ContextManager:
         """
         budgets = self.budgets
         try:
+            if self._fits_by_bound(messages, tools):
+                return Prepared(messages=list(messages), report=None)
             job = self._job(messages, tools, budgets.target, budgets.hard_cap, budgets.insurance)
             if job.route is Route.FITS:
                 return Prepared(messages=job.original, report=None)
@@ -193,6 +205,8 @@ class ContextManager:
         among them). The model's window and the tool-schema counts are kept.
         """
         self._history.reset()
+        self._bounds.reset()
+        self._exact = False
         self._summaries.clear()
         self.counter.trim(keep_counts)
 
@@ -201,16 +215,34 @@ class ContextManager:
         oversize = role_of(message) == "tool" and text_length(message) > limit
         return self.counter.count_message(message), int(oversize)
 
-    def _tools_tokens(self, tools: Sequence[dict[str, Any]]) -> int:
-        """The schemas' tokens; when trusting identity, the same schema objects as last time
-        are not serialised again."""
+    def _measure_bound(self, message: Message) -> tuple[int, int]:
+        limit = self.config.tool_output_limit
+        oversize = role_of(message) == "tool" and text_length(message) > limit
+        return self.counter.bound_message(message), int(oversize)
+
+    def _fits_by_bound(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> bool:
+        """True when the request's upper bound proves it fits (see the class docstring)."""
+        if self._exact:
+            return False
+        bound, oversize = self._bounds.totals(messages)
+        total = REPLY_PRIMING + bound + self._tools_tokens(tools, bound=True)
+        if not oversize and total <= self.budgets.trigger:
+            return True
+        self._exact = True
+        self._bounds.reset()
+        return False
+
+    def _tools_tokens(self, tools: Sequence[dict[str, Any]], *, bound: bool = False) -> int:
+        """The schemas' tokens (or their upper bound); when trusting identity, the same
+        schema objects as last time are not serialised again."""
+        measure = self.counter.bound_tools if bound else self.counter.count_tools
         if not self._trust_identity:
-            return self.counter.count_tools(tools)
-        known, tokens = self._tools_memo
+            return measure(tools)
+        known, tokens = self._tools_memo[bound]
         if len(known) == len(tools) and all(a is b for a, b in zip(known, tools, strict=True)):
             return tokens
-        tokens = self.counter.count_tools(tools)
-        self._tools_memo = (tuple(tools), tokens)
+        tokens = measure(tools)
+        self._tools_memo[bound] = (tuple(tools), tokens)
         return tokens
 
     def _job(

@@ -6,6 +6,13 @@ priming the reply) and add estimates for what that accounting does not cover:
 tool calls, tool schemas and image parts. For non-OpenAI models the tiktoken
 ``cl100k_base`` count is an approximation; the router's ratios leave headroom.
 
+:meth:`TokenCounter.bound_message` and :meth:`TokenCounter.bound_tools` give an
+upper bound of the same counts without loading an encoding: every count of a
+text is replaced by the text's UTF-8 length (:func:`text_bound`). A byte-level
+BPE token stands for at least one byte, so the bound is never below the count;
+for English it is about four times the count. A request whose bound fits its
+budget fits; only a request that may not is counted exactly.
+
 The cache is keyed on a message's *content* (its key/value pairs, recursively),
 never on object identity, so a message that is changed or rebuilt is recounted
 only if its content differs, and a count is never stale. Counting a list whose
@@ -17,7 +24,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -35,6 +42,19 @@ IMAGE_TOKENS_HIGH = 765
 _O200K_PREFIXES = ("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5")
 _O200K_FAMILIES = ("o1", "o3", "o4")
 _IMAGE_TYPES = frozenset({"image_url", "image", "input_image"})
+
+
+def text_bound(text: str) -> int:
+    """An upper bound of the tokens of ``text`` in any byte-level BPE encoding
+    (``cl100k_base``, ``o200k_base``): its length in UTF-8 bytes.
+
+    Each token stands for at least one byte of the text, and tiktoken replaces
+    an unpaired surrogate with U+FFFD (3 bytes, as many as the surrogate's own
+    ``surrogatepass`` encoding), so the bound holds for every ``str``.
+    """
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def encoding_for_model(model: str) -> str:
@@ -123,6 +143,10 @@ class TokenCounter:
             return 0
         return count_tokens(self.encoding_name, text)
 
+    def bound_text(self, text: str) -> int:
+        """:func:`text_bound` of ``text``: never below :meth:`count_text`, no encoding needed."""
+        return text_bound(text)
+
     def trim(self, keep: int) -> None:
         """Forget all but the ``keep`` most recently used message counts.
 
@@ -142,11 +166,21 @@ class TokenCounter:
         with self._lock:
             return REPLY_PRIMING + sum(self._count_cached(message) for message in messages)
 
+    def bound_message(self, message: Message) -> int:
+        """An upper bound of :meth:`count_message`, computed without the encoding (not cached)."""
+        return self._count_uncached(message, self.bound_text)
+
+    def bound_tools(self, tools: Sequence[dict[str, Any]]) -> int:
+        """An upper bound of :meth:`count_tools`, computed without the encoding (not cached)."""
+        if not tools:
+            return 0
+        return TOOLS_OVERHEAD + self.bound_text(_tools_key(tools))
+
     def count_tools(self, tools: Sequence[dict[str, Any]]) -> int:
         """Tokens the tool schemas add to a request (0 for no tools; cached)."""
         if not tools:
             return 0
-        key = json.dumps(list(tools), sort_keys=True, separators=(",", ":"), default=str)
+        key = _tools_key(tools)
         with self._lock:
             cached = self._tools_cache.get(key)
             if cached is not None:
@@ -174,7 +208,7 @@ class TokenCounter:
             self._cache.move_to_end(key)
             return entry[0]
         self._misses += 1
-        tokens = self._count_uncached(message)
+        tokens = self._count_uncached(message, self.count_text)
         if key is not None:
             self._remember(key, tokens, _chars(message))
         return tokens
@@ -192,17 +226,20 @@ class TokenCounter:
             _, (_, evicted_chars) = self._cache.popitem(last=False)
             self._cached_chars -= evicted_chars
 
-    def _count_uncached(self, message: Message) -> int:
-        tokens = MESSAGE_OVERHEAD + self._count_role(str(message.get("role") or ""))
-        tokens += self._count_content(message.get("content"))
+    def _count_uncached(self, message: Message, text: Callable[[str], int]) -> int:
+        """The message's tokens, each of its texts measured by ``text`` (a count or a bound)."""
+        tokens = MESSAGE_OVERHEAD + self._count_role(str(message.get("role") or ""), text)
+        tokens += self._count_content(message.get("content"), text)
         name = message.get("name")
         if isinstance(name, str) and name:
-            tokens += NAME_OVERHEAD + self.count_text(name)
+            tokens += NAME_OVERHEAD + text(name)
         for call in message.get("tool_calls") or ():
-            tokens += self._count_tool_call(call)
+            tokens += self._count_tool_call(call, text)
         return tokens
 
-    def _count_role(self, role: str) -> int:
+    def _count_role(self, role: str, text: Callable[[str], int]) -> int:
+        if text != self.count_text:  # a bound: cheap, not remembered
+            return text(role)
         tokens = self._role_tokens.get(role)
         if tokens is None:
             tokens = self.count_text(role)
@@ -210,33 +247,38 @@ class TokenCounter:
                 self._role_tokens[role] = tokens
         return tokens
 
-    def _count_content(self, content: Any) -> int:
+    def _count_content(self, content: Any, text: Callable[[str], int]) -> int:
         if content is None:
             return 0
         if isinstance(content, str):
-            return self.count_text(content)
+            return text(content)
         if isinstance(content, (list, tuple)):
-            return sum(self._count_part(part) for part in content)
-        return self.count_text(str(content))
+            return sum(self._count_part(part, text) for part in content)
+        return text(str(content))
 
-    def _count_part(self, part: Any) -> int:
+    def _count_part(self, part: Any, text: Callable[[str], int]) -> int:
         if not isinstance(part, dict):
-            return self.count_text(str(part))
+            return text(str(part))
         kind = part.get("type")
         if kind == "text":
-            return self.count_text(str(part.get("text") or ""))
+            return text(str(part.get("text") or ""))
         if kind in _IMAGE_TYPES:
             image = part.get(kind)
             detail = image.get("detail") if isinstance(image, dict) else part.get("detail")
             return IMAGE_TOKENS_LOW if detail == "low" else IMAGE_TOKENS_HIGH
-        return self.count_text(json.dumps(part, default=str))
+        return text(json.dumps(part, default=str))
 
-    def _count_tool_call(self, call: Any) -> int:
+    def _count_tool_call(self, call: Any, text: Callable[[str], int]) -> int:
         function = call.get("function") if isinstance(call, dict) else None
         if not isinstance(function, dict):
-            return TOOL_CALL_OVERHEAD + self.count_text(str(call))
+            return TOOL_CALL_OVERHEAD + text(str(call))
         arguments = function.get("arguments")
         if not isinstance(arguments, str):
             arguments = json.dumps(arguments, default=str)
         name = str(function.get("name") or "")
-        return TOOL_CALL_OVERHEAD + self.count_text(name) + self.count_text(arguments)
+        return TOOL_CALL_OVERHEAD + text(name) + text(arguments)
+
+
+def _tools_key(tools: Sequence[dict[str, Any]]) -> str:
+    """The schemas as the text counted for them (canonical JSON)."""
+    return json.dumps(list(tools), sort_keys=True, separators=(",", ":"), default=str)

@@ -8,9 +8,16 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from praisonlike.context import STRATEGIES, ContextConfig
+from praisonlike.context import STRATEGIES, ContextConfig, TokenCounter
 
 Message = dict[str, Any]
+
+
+class ExactCounter(TokenCounter):
+    """A counter whose upper bound never proves a fit: its manager counts every request."""
+
+    def bound_text(self, text: str) -> int:
+        return 10**12
 
 WORDS = [
     "alpha", "beta", "gamma", "delta", "context", "window", "budget", "token", "tool",

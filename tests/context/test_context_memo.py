@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import copy
 
-from context_factories import simple_conversation, text, user
+from context_factories import ExactCounter, simple_conversation, text, user
 
 from praisonlike.context import ContextConfig, ContextManager, Route, TokenCounter
 from praisonlike.context.memo import HistoryMemo
@@ -79,7 +79,7 @@ def test_reset_measures_the_next_list_in_full() -> None:
 
 
 def test_forget_history_keeps_the_routing_and_only_recent_counts() -> None:
-    counter = TokenCounter("gpt-4o-mini")
+    counter = ExactCounter("gpt-4o-mini")
     manager = ContextManager("gpt-4o-mini", ContextConfig(), counter=counter)
     history = simple_conversation(40)
     before = manager.route(history)
@@ -161,6 +161,8 @@ def test_a_trusting_memo_learns_the_new_objects_of_an_equal_history() -> None:
 
 
 class CountingCounter(TokenCounter):
+    """Counts the serialisations of tool schemas, for a count or for a bound."""
+
     def __init__(self, model: str) -> None:
         super().__init__(model)
         self.tool_counts = 0
@@ -168,6 +170,10 @@ class CountingCounter(TokenCounter):
     def count_tools(self, tools):  # type: ignore[no-untyped-def]
         self.tool_counts += 1
         return super().count_tools(tools)
+
+    def bound_tools(self, tools):  # type: ignore[no-untyped-def]
+        self.tool_counts += 1
+        return super().bound_tools(tools)
 
 
 def _schema(name: str) -> dict:

@@ -1,10 +1,19 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace as dataclasses_replace
 from typing import Any
 
 import pytest
-from context_factories import SEARCH_TOOL, simple_conversation, system, text, tool_round, user
+from context_factories import (
+    SEARCH_TOOL,
+    ExactCounter,
+    simple_conversation,
+    system,
+    text,
+    tool_round,
+    user,
+)
 
 from praisonlike.context import (
     PLACEHOLDER,
@@ -239,7 +248,7 @@ def test_emergency_cuts_the_current_turn_when_it_alone_is_too_big() -> None:
 
 
 def test_steady_state_turn_encodes_only_the_new_message() -> None:
-    class CountingCounter(TokenCounter):
+    class CountingCounter(ExactCounter):
         encoded = 0
 
         def count_text(self, value: str) -> int:
@@ -255,3 +264,44 @@ def test_steady_state_turn_encodes_only_the_new_message() -> None:
     prepared = manager.prepare([*history, user("and now?")], [SEARCH_TOOL])
     assert prepared.report is None
     assert CountingCounter.encoded - before == 1  # its content; role counts are remembered
+
+
+def test_a_request_whose_bound_fits_is_sent_without_counting_a_token() -> None:
+    counter = TokenCounter("gpt-4o-mini")
+    manager = ContextManager("gpt-4o-mini", ContextConfig(max_context_tokens=128_000),
+                             counter=counter)
+    history = simple_conversation(3, tool_words=5)
+    assert manager.route(history, [SEARCH_TOOL]) is Route.FITS
+    prepared = manager.prepare(history, [SEARCH_TOOL])
+    assert prepared.report is None and prepared.messages == history
+    assert counter.stats.misses == 0
+
+
+def test_a_request_the_bound_cannot_prove_is_counted_and_routed_exactly() -> None:
+    history = simple_conversation(6, tool_words=30)
+    counter = TokenCounter("gpt-4o-mini")
+    exact = counter.count_messages(history) + counter.count_tools([SEARCH_TOOL])
+    bound = 3 + sum(map(counter.bound_message, history)) + counter.bound_tools([SEARCH_TOOL])
+    assert bound > 2 * exact
+    config = ContextConfig(max_context_tokens=exact * 2, reserve_output_tokens=0, trigger=0.75)
+    fresh = TokenCounter("gpt-4o-mini")
+    manager = ContextManager("gpt-4o-mini", config, counter=fresh)
+    assert manager.route(history, [SEARCH_TOOL]) is Route.FITS  # exact <= trigger < bound
+    assert fresh.stats.misses == len(history)
+    over = ContextManager("gpt-4o-mini", dataclasses_replace(config, max_context_tokens=exact))
+    prepared = over.prepare(history, [SEARCH_TOOL])
+    assert prepared.report is not None and prepared.report.route is Route.COMPACT
+    assert prepared.report.tokens_after <= over.budgets.target
+
+
+def test_forget_history_lets_the_bound_decide_again() -> None:
+    counter = TokenCounter("gpt-4o-mini")
+    config = ContextConfig(max_context_tokens=4000, reserve_output_tokens=0)
+    manager = ContextManager("gpt-4o-mini", config, counter=counter)
+    long = simple_conversation(40, tool_words=30)
+    manager.prepare(long)
+    counted = counter.stats.misses
+    assert counted > 0
+    manager.forget_history()
+    manager.prepare([system(), user("hello")])
+    assert counter.stats.misses == counted

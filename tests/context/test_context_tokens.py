@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 from context_factories import SEARCH_TOOL, assistant, text, tool_round, user
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from praisonlike.context import TokenCounter, encoding_for_model
 from praisonlike.context.encoding import load_encoding
@@ -225,3 +227,65 @@ def test_trim_keeps_only_the_most_recently_used_counts() -> None:
     assert counter.stats.misses == misses
     counter.count_message(old[0])
     assert counter.stats.misses == misses + 1
+
+
+BOUND_TEXTS = [
+    "",
+    "Say hello.",
+    "   \n\n\t  many    spaces   ",
+    "<|endoftext|><|fim_prefix|> special tokens as text",
+    "日本語のテキストと中文文本",
+    "emoji 👩‍👩‍👧‍👦🏳️‍🌈🇫🇷 and accents: àéîõü ß Ω",
+    "\ud800 lone surrogates \udfff\ud83d",
+    "".join(chr(c) for c in range(0x20, 0x3000, 7)),
+]
+
+
+@pytest.mark.parametrize("model", ["gpt-4o-mini", "gpt-4"])
+@pytest.mark.parametrize("value", BOUND_TEXTS)
+def test_the_bound_of_a_text_is_never_below_its_count(model: str, value: str) -> None:
+    counter = TokenCounter(model)
+    assert counter.bound_text(value) >= counter.count_text(value)
+
+
+@pytest.mark.parametrize("model", ["gpt-4o-mini", "gpt-4"])
+@given(st.text(max_size=200))
+@settings(max_examples=150, deadline=None)
+def test_the_bound_holds_for_any_text(model: str, value: str) -> None:
+    counter = TokenCounter(model)
+    assert counter.bound_text(value) >= counter.count_text(value)
+
+
+def test_the_bound_of_messages_and_tool_schemas_is_never_below_their_count() -> None:
+    counter = TokenCounter("gpt-4o-mini")
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "Réponds en français 🇫🇷."},
+        {"role": "user", "name": "ana", "content": [
+            {"type": "text", "text": "What is in this picture? 日本"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+            {"type": "image_url", "image_url": {"url": "https://x/y.png", "detail": "low"}},
+            {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+        ]},
+        assistant("I'll look it up."),
+        *tool_round(["call_1"], ["résultat: ✓ " * 20]),
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "add", "arguments": {"a": 1}}},
+            "not a dict",
+        ]},
+    ]
+    for message in messages:
+        assert counter.bound_message(message) >= counter.count_message(message)
+    assert counter.bound_tools([SEARCH_TOOL]) >= counter.count_tools([SEARCH_TOOL])
+    assert counter.bound_tools([]) == counter.count_tools([]) == 0
+
+
+def test_a_bound_loads_no_encoding_and_caches_nothing() -> None:
+    class NoEncoding(TokenCounter):
+        def count_text(self, text: str) -> int:
+            raise AssertionError("a bound must not encode")
+
+    counter = NoEncoding("gpt-4o-mini")
+    conversation = [user("hello there"), *tool_round(["call_1"], ["42"])]
+    assert all(counter.bound_message(message) > 0 for message in conversation)
+    assert counter.bound_tools([SEARCH_TOOL]) > 0
+    assert counter.stats.entries == 0
