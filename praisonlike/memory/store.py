@@ -1,7 +1,9 @@
 """The :class:`SessionStore` protocol the agent persists its turns through.
 
 Any object with these methods is a store; :func:`open_store` turns a path or a
-URL into the bundled :class:`~praisonlike.memory.sqlite_store.SQLiteStore`.
+URL into one of the bundled stores, :class:`~praisonlike.memory.sqlite_store.SQLiteStore`
+or :class:`~praisonlike.memory.postgres_store.PostgresStore` (both
+:class:`~praisonlike.memory.sql_store.SQLStore` over a dialect).
 """
 
 from __future__ import annotations
