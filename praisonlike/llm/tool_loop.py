@@ -71,6 +71,12 @@ class ToolLoop(ModelRounds):
         self._iteration = 0
 
     def steps(self) -> Generator[Any, Any, TurnOutcome]:
+        """The turn, round after round, until an answer, the iteration limit or an error.
+
+        One generator frame for the whole turn (rounds are not a frame of their
+        own): every event and command climbs as few frames as possible to the
+        driver.
+        """
         try:
             yield from self._hook(HookEvent.BEFORE_AGENT, prompt=self.spec.prompt)
             if self.spec.preset_answer is not None:
@@ -79,59 +85,63 @@ class ToolLoop(ModelRounds):
                         self.spec.preset_answer, TerminationReason.GUARDRAIL_BLOCKED
                     )
                 )
-            return (yield from self._run())
+            tool_rounds = 0
+            revisions = 0
+            corrections = 0
+            while True:
+                self._iteration += 1
+                final_round = tool_rounds >= self.spec.max_iterations
+                if final_round:
+                    self._messages.append({"role": "user", "content": FINAL_ANSWER_PROMPT})
+                try:
+                    reply = yield from self._model_round(
+                        self._iteration, tools_enabled=not final_round
+                    )
+                except HookAnswered as answered:
+                    self._messages.append({"role": "assistant", "content": answered.output})
+                    return (
+                        yield from self._answer_unasked(
+                            answered.output, TerminationReason.COMPLETED
+                        )
+                    )
+                calls = [] if final_round else self._tool_calls_of(reply)
+                if calls:
+                    tool_rounds += 1
+                    yield from self._tool_round(reply, calls)
+                    continue
+                fault = None if final_round else self._call_fault(reply)
+                if fault is not None:
+                    corrections += 1
+                    tool_rounds += 1
+                    if corrections >= MAX_CALL_CORRECTIONS:
+                        tool_rounds = max(tool_rounds, self.spec.max_iterations)
+                    yield from self._correct(reply, fault)
+                    continue
+                answer = reply.content
+                if final_round:
+                    attempt = self._tool_calls_of(reply) or self._call_fault(reply)
+                    answer = NO_ANSWER_TEXT if attempt or not answer.strip() else answer.strip()
+                self._messages.append({"role": "assistant", "content": answer})
+                verdict: Accept | Revise = Accept(answer)
+                if (
+                    self.spec.answer_check is not None
+                    and revisions < self.spec.execution.max_revisions
+                ):
+                    verdict = yield from run_check(self.spec.answer_check, answer, self._ask)
+                if isinstance(verdict, Revise):
+                    revisions += 1
+                    self._messages.append({"role": "user", "content": verdict.feedback})
+                    continue
+                reason = TerminationReason.COMPLETED
+                if reply.finish_reason == "length":
+                    reason = TerminationReason.LENGTH
+                elif final_round:
+                    reason = TerminationReason.MAX_ITERATIONS
+                return (yield from self._finish(verdict.output, reason))
         except Stop as stop:
             return (yield from self._fail(stop.reason, stop.error))
         except PraisonlikeError as error:
             return (yield from self._fail(TerminationReason.ERROR, error))
-
-    def _run(self) -> Generator[Any, Any, TurnOutcome]:
-        tool_rounds = 0
-        revisions = 0
-        corrections = 0
-        while True:
-            self._iteration += 1
-            final_round = tool_rounds >= self.spec.max_iterations
-            if final_round:
-                self._messages.append({"role": "user", "content": FINAL_ANSWER_PROMPT})
-            try:
-                reply = yield from self._model_round(self._iteration, tools_enabled=not final_round)
-            except HookAnswered as answered:
-                self._messages.append({"role": "assistant", "content": answered.output})
-                return (
-                    yield from self._answer_unasked(answered.output, TerminationReason.COMPLETED)
-                )
-            calls = [] if final_round else self._tool_calls_of(reply)
-            if calls:
-                tool_rounds += 1
-                yield from self._tool_round(reply, calls)
-                continue
-            fault = None if final_round else self._call_fault(reply)
-            if fault is not None:
-                corrections += 1
-                tool_rounds += 1
-                if corrections >= MAX_CALL_CORRECTIONS:
-                    tool_rounds = max(tool_rounds, self.spec.max_iterations)
-                yield from self._correct(reply, fault)
-                continue
-            answer = reply.content
-            if final_round:
-                attempt = self._tool_calls_of(reply) or self._call_fault(reply)
-                answer = NO_ANSWER_TEXT if attempt or not answer.strip() else answer.strip()
-            self._messages.append({"role": "assistant", "content": answer})
-            verdict: Accept | Revise = Accept(answer)
-            if self.spec.answer_check is not None and revisions < self.spec.execution.max_revisions:
-                verdict = yield from run_check(self.spec.answer_check, answer, self._ask)
-            if isinstance(verdict, Revise):
-                revisions += 1
-                self._messages.append({"role": "user", "content": verdict.feedback})
-                continue
-            reason = TerminationReason.COMPLETED
-            if reply.finish_reason == "length":
-                reason = TerminationReason.LENGTH
-            elif final_round:
-                reason = TerminationReason.MAX_ITERATIONS
-            return (yield from self._finish(verdict.output, reason))
 
     def _call_fault(self, reply: ModelReply) -> CallFault | None:
         """A ReAct reply trying to call an offered tool and failing (unless cut at max_tokens)."""
