@@ -11,9 +11,11 @@ through the driver's DB-API cursor.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol, TypeVar
+
+from praisonlike.errors import ConfigurationError
 
 ConnT = TypeVar("ConnT")
 Row = tuple[Any, ...]
@@ -99,3 +101,22 @@ class Dialect(Protocol[ConnT]):
     def decode_text(self, stored: Any) -> Any:
         """The string :meth:`encode_text` stored as ``stored`` (``None`` stays ``None``)."""
         ...
+
+
+@contextmanager
+def closed_on_failure(
+    conn: Any, errors: tuple[type[Exception], ...], message: str
+) -> Iterator[None]:
+    """Close ``conn`` when the block raises; ``errors`` become ``ConfigurationError(message)``.
+
+    For a dialect's :meth:`Dialect.connect`: a connection that cannot be set
+    up is never left open, and a database error reads as a setup problem.
+    """
+    try:
+        yield
+    except errors as exc:
+        conn.close()
+        raise ConfigurationError(f"{message}: {exc}") from exc
+    except BaseException:
+        conn.close()
+        raise

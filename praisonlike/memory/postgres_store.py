@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from praisonlike.errors import ConfigurationError
 from praisonlike.memory import postgres_control as control
-from praisonlike.memory.dialect import Transaction
+from praisonlike.memory.dialect import Transaction, closed_on_failure
 from praisonlike.memory.postgres_control import ControlKind, ControlSignal, StopRequestRefused
 from praisonlike.memory.postgres_migrations import migrate
 from praisonlike.memory.postgres_rows import decode_text, encode_text, redact_url
@@ -68,14 +68,8 @@ class PostgresDialect:
             )
         except psycopg.Error as exc:
             raise ConfigurationError(f"cannot connect to session database {where}: {exc}") from exc
-        try:
+        with closed_on_failure(conn, (psycopg.Error,), f"cannot set up session database {where}"):
             migrate(conn, self.schema, where=where)
-        except psycopg.Error as exc:
-            conn.close()
-            raise ConfigurationError(f"cannot set up session database {where}: {exc}") from exc
-        except BaseException:
-            conn.close()
-            raise
         return conn
 
     def usable(self, conn: psycopg.Connection) -> bool:

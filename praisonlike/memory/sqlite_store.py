@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from praisonlike.errors import ConfigurationError
-from praisonlike.memory.dialect import Transaction
+from praisonlike.memory.dialect import Transaction, closed_on_failure
 from praisonlike.memory.location import MEMORY, resolve_sqlite_target
 from praisonlike.memory.migrations import migrate
 from praisonlike.memory.sql_store import SQLStore
@@ -47,18 +47,14 @@ class SQLiteDialect:
             )
         except (OSError, sqlite3.Error) as exc:
             raise ConfigurationError(f"cannot open session database {self.target}: {exc}") from exc
-        try:
+        with closed_on_failure(
+            conn, (sqlite3.Error,), f"cannot open session database {self.target}"
+        ):
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000):d}")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             migrate(conn, where=self.target)
-        except sqlite3.Error as exc:
-            conn.close()
-            raise ConfigurationError(f"cannot open session database {self.target}: {exc}") from exc
-        except BaseException:
-            conn.close()
-            raise
         return conn
 
     def usable(self, conn: sqlite3.Connection) -> bool:
