@@ -41,4 +41,3 @@ def test_the_protocol_says_when_to_call_and_to_answer_anything_else_in_text() ->
     assert "only when the request needs live data or an action it provides" in rule
     assert rule.endswith("answer anything else directly in plain text.")
     assert "when it helps" not in rule
-
