@@ -24,6 +24,9 @@ Row = tuple[Any, ...]
 class Transaction:
     """Statements inside one open transaction, written with ``?`` placeholders.
 
+    ``cursor`` is a DB-API cursor whose rows are tuples (the default of both
+    ``sqlite3`` and ``psycopg``).
+
     With ``paramstyle="format"`` every ``?`` is sent as ``%s``, so statements
     must hold no literal ``?`` or ``%`` (the store's never do).
     """
@@ -47,13 +50,14 @@ class Transaction:
     def fetch_all(self, statement: str, params: Sequence[Any] = ()) -> list[Row]:
         """Every row of one query."""
         self._cursor.execute(self._sql(statement), params)
-        return [tuple(row) for row in self._cursor.fetchall()]
+        rows: list[Row] = self._cursor.fetchall()
+        return rows
 
     def fetch_one(self, statement: str, params: Sequence[Any] = ()) -> Row | None:
         """The first row of one query, or ``None`` when it has none."""
         self._cursor.execute(self._sql(statement), params)
-        row = self._cursor.fetchone()
-        return None if row is None else tuple(row)
+        row: Row | None = self._cursor.fetchone()
+        return row
 
 
 class Dialect(Protocol[ConnT]):
