@@ -1,24 +1,15 @@
-"""The agent the overhead benchmarks measure, and how one of its turns is timed."""
+"""The agent the overhead benchmarks measure (its turns are timed by :mod:`timing`)."""
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import Awaitable, Callable
-
 from report import verdict
-from served import ANSWER, add
+from served import add
 
 from praisonlike import Agent, ExecutionConfig
+from praisonlike.llm import model_map
 
 PROMPT = "What is 1 + 2? Use the add tool."
 INSTRUCTIONS = "You are a calculator. Use the add tool for sums."
-
-Sample = tuple[float, float]
-"""(wall seconds, CPU seconds of this process) of one turn."""
-
-SETTLE_QUANTUM = 0.002
-SETTLE_LIMIT = 0.5
 
 
 async def add_async(a: int, b: int) -> int:
@@ -38,75 +29,32 @@ def make_agent(
     return Agent(instructions=INSTRUCTIONS, llm=llm, tools=[tool], execution=execution)
 
 
+DIRECT_MODEL = "openai/bench-model"
+"""The agent's model on the direct (openai SDK) transport: an ``openai/<name>`` that is
+not one of OpenAI's own models (``openai/gpt-4o-mini`` would go through LiteLLM)."""
+
+
+def direct_llm(llm: dict[str, str]) -> dict[str, str]:
+    """``llm`` (a server's ``llm=`` dict) on the direct transport, the model registered.
+
+    The registration gives the model a context window and native tool calls:
+    a map entry without ``supports_function_calling`` would put the agent in
+    ReAct mode (no ``tools`` in the request; the benchmark server then answers
+    at once, and a "one-tool turn" would be one tool-less request).
+    """
+    model_map.register(
+        DIRECT_MODEL,
+        {
+            "litellm_provider": "openai",
+            "max_input_tokens": 128_000,
+            "supports_function_calling": True,
+        },
+    )
+    return {**llm, "model": DIRECT_MODEL}
+
+
 def chat_text(agent: Agent, prompt: str) -> str:
     return str(agent.chat(prompt))
-
-
-def check_answer(answer: str) -> None:
-    if answer != ANSWER:
-        raise RuntimeError(f"unexpected answer {answer!r}")
-
-
-def settle() -> None:
-    """Wait until this process stops using CPU (at most ``SETTLE_LIMIT`` seconds).
-
-    LiteLLM finishes each call's logging on a background thread after the call
-    returns (about 1 ms of CPU per call here, 4 ms with an 800-message
-    history). Without this wait that work would be charged to whatever is
-    measured next.
-    """
-    deadline = time.perf_counter() + SETTLE_LIMIT
-    while time.perf_counter() < deadline:
-        before = time.process_time()
-        time.sleep(SETTLE_QUANTUM)
-        if _quiet_since(before):
-            return
-
-
-async def asettle() -> None:
-    """:func:`settle` with the event loop running, so the tasks a turn left behind finish.
-
-    LiteLLM's async calls leave their logging to tasks on the caller's loop
-    (and keep one worker task alive for good, so waiting for every task would
-    never end); those tasks only run while the loop does. Without this they
-    would run, and be timed, inside whichever async turn comes next.
-    """
-    deadline = time.perf_counter() + SETTLE_LIMIT
-    while time.perf_counter() < deadline:
-        before = time.process_time()
-        await asyncio.sleep(SETTLE_QUANTUM)
-        if _quiet_since(before):
-            return
-
-
-def _quiet_since(before: float) -> bool:
-    """Whether the process used almost no CPU since ``before`` (a ``process_time()``)."""
-    return time.process_time() - before < SETTLE_QUANTUM / 20
-
-
-def timed(turn: Callable[[], str]) -> Sample:
-    """(wall, CPU) of ``turn()``; the CPU figure includes the background work it left."""
-    settle()
-    wall, cpu = time.perf_counter(), time.process_time()
-    answer = turn()
-    elapsed = time.perf_counter() - wall
-    settle()
-    sample = elapsed, time.process_time() - cpu
-    check_answer(answer)
-    return sample
-
-
-def timed_async(loop: asyncio.AbstractEventLoop, turn: Callable[[], Awaitable[str]]) -> Sample:
-    async def measure() -> tuple[float, float, str]:
-        wall, cpu = time.perf_counter(), time.process_time()
-        answer = await turn()
-        return time.perf_counter() - wall, cpu, answer
-
-    loop.run_until_complete(asettle())
-    elapsed, cpu, answer = loop.run_until_complete(measure())
-    loop.run_until_complete(asettle())
-    check_answer(answer)
-    return elapsed, time.process_time() - cpu
 
 
 def judgement(passed: bool, judged: bool) -> str:

@@ -27,11 +27,12 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
-from agent_turns import PROMPT, Sample, chat_text, check_answer, judgement, make_agent, settle
-from agent_turns import timed as timed_turn
+from agent_turns import PROMPT, chat_text, judgement, make_agent
 from plain import PlainTurn
 from report import bootstrap_interval, median, median_ratio, ms, table
 from served import ServerProcess
+from timing import Sample, check_answer, settle
+from timing import timed as timed_turn
 
 from praisonlike import Agent
 

@@ -42,11 +42,15 @@ def verdict(ok: bool) -> str:
     return "ok" if ok else "MISSED"
 
 
+def machine_load() -> str:
+    """The 1, 5 and 15 minute load averages, as ``uptime`` prints them."""
+    return ", ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 def machine() -> str:
     """One line naming the machine, its load and the versions measured."""
-    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     return (
-        f"{os.cpu_count()} CPUs (load average {load}), {platform.machine()}, "
+        f"{os.cpu_count()} CPUs (load average {machine_load()}), {platform.machine()}, "
         f"Python {platform.python_version()}, litellm {version('litellm')}, "
         f"openai {version('openai')}, httpx {version('httpx')}"
     )
