@@ -5,7 +5,12 @@ A one-tool turn (a tool call, then the answer: two requests) is repeated for
 transport (an OpenAI-wire endpoint, see ``praisonlike.llm.transport``) and
 judged against the plain openai SDK doing the same two requests (sync, async,
 streamed); the same three with ``transport="litellm"`` are judged against
-plain LiteLLM doing them. One turn of
+plain LiteLLM doing them. Where ``benchmarks/.venv-praisonai`` exists
+(``make bench-venv``), PraisonAI's ``Agent`` (its native openai path, in a
+worker process of that environment, see ``praisonai.py``) runs the same
+one-tool turn with ``chat``, ``achat`` and ``iter_stream`` in the same
+rotation, and praisonlike on the direct transport is judged against it
+(``systems.py``; ``--plot`` draws the by-system figure). One turn of
 each mode after another, the order rotated every turn, so drift on a noisy
 machine and whatever a turn leaves behind hit every mode alike. The server's own
 time (a bare ``http.client`` doing the same requests) is subtracted before
@@ -19,16 +24,18 @@ pairs at each length; a few hundred are needed, the quantity is 1-3 ms on
 turns that scatter by several ms), and as the agent's own CPU with LiteLLM's
 calls answered from a recording.
 
-Targets, for the default settings: ratio <= 1.10; the last turns within 1.2x
-of the first. ``ExecutionConfig(interruptible_calls=True)``, an opt-in that
-puts each sync call on a worker thread so cancelling abandons it at once, is
-measured and shown but not judged, and so is ``achat`` with the tool written
-``async def`` (the judged ``achat`` row runs the sync tool on a worker thread,
-as the agent does so that it cannot block the event loop; plain LiteLLM's
-loop runs it inline).
+Targets, for the default settings: <= 1.10x the plain openai SDK on the
+direct transport, <= 1.05x plain LiteLLM through LiteLLM, <= 1.0x PraisonAI;
+the last turns within 1.2x of the first.
+``ExecutionConfig(interruptible_calls=True)``, an opt-in that puts each sync
+call on a worker thread so cancelling abandons it at once, is measured and
+shown but not judged, and so is ``achat`` with the tool written ``async def``
+(the judged ``achat`` row runs the sync tool on a worker thread, as the agent
+does so that it cannot block the event loop; plain LiteLLM's loop runs it
+inline).
 
     .venv/bin/python benchmarks/overhead.py [--turns 200] [--history-turns 200]
-        [--growth-samples 200] [--profile] [--turns-only]
+        [--growth-samples 200] [--profile] [--turns-only] [--plot [PNG]] [--no-praisonai]
 """
 
 from __future__ import annotations
