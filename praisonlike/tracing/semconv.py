@@ -69,11 +69,27 @@ def split_model(model: str) -> tuple[str, str]:
     ``"openai/gpt-4o"`` gives ``("openai", "gpt-4o")``; a bare name is resolved
     through LiteLLM's model map (``"gpt-4o"`` -> ``openai``) and, when LiteLLM
     does not know it, the provider is ``"_OTHER"`` and the name is kept whole.
+    Models whose provider is known without LiteLLM (``openai/<name>``, the
+    bundled ``local`` model, :func:`~praisonlike.llm.providers.provider_without_litellm`)
+    give the same answer without importing it.
     """
-    provider, name = _litellm_provider(model)
+    provider, name = _known_provider(model) or _litellm_provider(model)
     if provider is None:
         return UNKNOWN_PROVIDER, model
     return _PROVIDER_NAMES.get(provider, provider), name
+
+
+def _known_provider(model: str) -> tuple[str | None, str] | None:
+    """What :func:`_litellm_provider` answers, when it is known without LiteLLM; else None."""
+    from praisonlike.llm.providers import is_local_model, provider_without_litellm
+
+    prefix, slash, rest = model.partition("/")
+    if is_local_model(model):  # not a LiteLLM provider: LiteLLM fails, the prefix is kept
+        return (prefix, rest) if slash and rest else (None, model)
+    provider = provider_without_litellm(model)
+    if provider is None:
+        return None
+    return provider, rest if slash else model
 
 
 def _litellm_provider(model: str) -> tuple[str | None, str]:

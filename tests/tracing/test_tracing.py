@@ -466,6 +466,10 @@ def test_missing_opentelemetry_is_a_configuration_error(monkeypatch: pytest.Monk
         ("gemini/gemini-1.5-pro", ("gcp.gemini", "gemini-1.5-pro")),
         ("openrouter/anthropic/claude-3", ("openrouter", "anthropic/claude-3")),
         ("mystery-model", ("_OTHER", "mystery-model")),
+        ("anthropic/claude-3-5-sonnet", ("anthropic", "claude-3-5-sonnet")),
+        ("local", ("_OTHER", "local")),
+        ("local/qwen2.5-coder", ("local", "qwen2.5-coder")),
+        ("ollama/llama3", ("ollama", "llama3")),
     ],
 )
 def test_provider_and_model_names(model: str, expected: tuple[str, str]) -> None:
