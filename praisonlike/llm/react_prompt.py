@@ -14,10 +14,13 @@ def react_instructions(tools: Sequence[dict[str, Any]]) -> str:
     ``tools`` are OpenAI tool schemas (``{"type": "function", "function":
     {...}}``) or their bare ``{"name", "description", "parameters"}`` form.
     Each tool is listed as one JSON line with its name, description and
-    parameters, followed by the protocol, kept short (a small model's prompt
-    is paid for on every round): to call a tool, answer with ONLY
-    ``{"name": ..., "arguments": {...}}``; the result comes in the next
-    message; otherwise, or then, answer in plain text.
+    parameters, under a header that makes calling conditional ("only if the
+    request needs one"), followed by the protocol, kept short (a small
+    model's prompt is paid for on every round): to call a tool, answer with
+    ONLY ``{"name": ..., "arguments": {...}}``; the result comes in the next
+    message; call only for live data or an action a tool provides, and answer
+    anything else directly in plain text. (The wording is measured: see
+    docs/local-models.md, "Answering without a tool".)
     """
     listing = [json.dumps(_tool_signature(tool), ensure_ascii=False) for tool in tools]
     return "\n".join(

@@ -7,6 +7,8 @@ each turn is one short model call (a call is cancelled once it is seen).
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from praisonlike import Agent
@@ -30,7 +32,7 @@ def get_weather(city: str) -> str:
     return f"{city}: sunny, 21 C"
 
 
-def first_call_or_answer(question: str) -> tuple[str, dict[str, object]] | str:
+def first_call_or_answer(question: str) -> tuple[str, dict[str, Any] | str] | str:
     """The turn's first tool call (name, arguments), else its text answer."""
     agent = Agent(
         instructions="You are a helpful assistant.",
