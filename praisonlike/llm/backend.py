@@ -161,10 +161,11 @@ TURN_MODULES = (
     "praisonlike.tools.executor",
     "praisonlike.tools.schema",
     "praisonlike.run_ids",
-    "regex",
 )
 """What the first turn imports besides LiteLLM (pydantic and the event models among
-them); the warmup thread imports these first."""
+them); the warmup thread imports these first. Not tiktoken nor ``regex``: a
+request whose upper bound fits the context budget is not counted (see
+:mod:`praisonlike.context.tokens`), so most first turns never encode."""
 
 
 def _import_turn_modules() -> None:
