@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 
 export PRAISONLIKE_ALLOW_MODEL_REQUESTS ?= 0
 
-.PHONY: test demo bench bench-tools soak lint install local browser clean
+.PHONY: test demo bench bench-venv bench-tools soak lint install local browser clean
 
 # Python 3.10+ with venv/ensurepip (Debian: python3.X-venv); says the fix when missing.
 $(VENV_OK):
@@ -40,7 +40,21 @@ lint: $(STAMP)
 demo: $(LOCAL_STAMP)
 	PRAISONLIKE_ALLOW_MODEL_REQUESTS=1 $(PY) examples/quickstart.py
 
+# PraisonAI side by side: its own venv (never the project's), git-ignored. When it
+# cannot be installed, `make bench` says so and runs without it.
+PRAISONAI_VERSION := 1.7.17
+PRAISONAI_VENV := benchmarks/.venv-praisonai
+PRAISONAI_STAMP := $(PRAISONAI_VENV)/.installed-$(PRAISONAI_VERSION)
+
+bench-venv:
+	@test -f $(PRAISONAI_STAMP) || { rm -rf $(PRAISONAI_VENV) \
+		&& $(PYTHON) -m venv $(PRAISONAI_VENV) \
+		&& $(PRAISONAI_VENV)/bin/python -m pip install --quiet "praisonaiagents==$(PRAISONAI_VERSION)" \
+		&& touch $(PRAISONAI_STAMP); } \
+		|| { echo "bench-venv: PraisonAI $(PRAISONAI_VERSION) could not be installed in $(PRAISONAI_VENV)"; exit 1; }
+
 bench: $(STAMP)
+	@$(MAKE) --no-print-directory bench-venv || echo "bench: going on WITHOUT PraisonAI (see above)"
 	$(PY) benchmarks/run_all.py
 
 # Tool-call accuracy of the local model, praisonlike vs the bare server (minutes on a CPU).

@@ -18,6 +18,8 @@ from served import bench_env
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = ("import_time", "first_turn", "overhead", "concurrency", "memory", "context")
+ARGS = {"overhead": ["--plot"]}
+"""Options per script: the overhead run also redraws docs/images/overhead_by_system.png."""
 
 
 def main() -> int:
@@ -32,7 +34,8 @@ def main() -> int:
             continue
         print(f"\n== {name} ({script.relative_to(HERE.parent)})", flush=True)
         started = time.perf_counter()
-        status = subprocess.run([sys.executable, str(script)], env=bench_env()).returncode
+        command = [sys.executable, str(script), *ARGS.get(name, [])]
+        status = subprocess.run(command, env=bench_env()).returncode
         print(f"== {name}: exit {status} after {time.perf_counter() - started:.0f} s", flush=True)
         if status != 0:
             failed.append(name)
