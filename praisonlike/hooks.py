@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from praisonlike.errors import HookError
+from praisonlike.errors import HookError, RunCancelled
 from praisonlike.llm.user_code import AwaitUserCode
 from praisonlike.log import get_logger
 
@@ -166,7 +166,7 @@ class HookRunner:
                     pending = AwaitUserCode(value)
                     yield pending
                     value = pending.result()
-            except HookError:
+            except (HookError, RunCancelled):  # RunCancelled: the run stopped waiting for it
                 raise
             except Exception as exc:
                 self._failed(hook, context.event, exc)

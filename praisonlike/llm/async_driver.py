@@ -106,8 +106,9 @@ class AsyncDriver(Driver):
     async def _perform(self, item: Any, *, interruptible: bool) -> Any:
         """Perform a command other than a model call; its outcome for the loop.
 
-        A tool call is abandoned on cancellation (its outcome is then the
-        ``RunCancelled``) when ``interruptible``; a batch is, as a whole.
+        When ``interruptible``, a tool call or user code is abandoned on
+        cancellation (the tool's outcome is then the ``RunCancelled``; the user
+        code's result raises it); a batch is abandoned as a whole.
         """
         if isinstance(item, InvokeTool):
             if not interruptible:
@@ -118,12 +119,19 @@ class AsyncDriver(Driver):
                 return exc
         if isinstance(item, RunTools):
             return await self._run_batch(item)
-        if isinstance(item, AwaitUserCode):
-            await item.settle()
-        elif isinstance(item, CallBlocking):
-            await in_worker_thread(item.settle)
-        else:
-            await self._sleep(item.seconds)
+        if isinstance(item, (AwaitUserCode, CallBlocking)):
+            work = (
+                item.settle() if isinstance(item, AwaitUserCode) else in_worker_thread(item.settle)
+            )
+            if not interruptible:
+                await work
+                return None
+            try:
+                await self._until_cancelled(work)
+            except RunCancelled as exc:
+                item.abandon(exc)
+            return None
+        await self._sleep(item.seconds)
         return None
 
     async def _drive_quietly(self, steps: Generator[Any, Any, Any]) -> Any:

@@ -140,6 +140,8 @@ class ToolLoop(ModelRounds):
                 return (yield from self._finish(verdict.output, reason))
         except Stop as stop:
             return (yield from self._fail(stop.reason, stop.error))
+        except RunCancelled as cancelled:  # stopped waiting for user code
+            return (yield from self._fail(TerminationReason.CANCELLED, cancelled))
         except PraisonlikeError as error:
             return (yield from self._fail(TerminationReason.ERROR, error))
 
@@ -254,7 +256,10 @@ class ToolLoop(ModelRounds):
             if stop is not None:
                 outcomes.append(stop)
                 break
-            outcome = yield from self._tools.steps(call, deadline=deadline)
+            try:
+                outcome = yield from self._tools.steps(call, deadline=deadline)
+            except RunCancelled as cancelled:  # stopped waiting for its approver or a hook
+                outcome = cancelled
             outcomes.append(outcome)
             if isinstance(outcome, RunCancelled):
                 break

@@ -13,7 +13,9 @@ never awaits and never blocks. It yields one of these and reads
   async driver on a worker thread, so it never blocks an event loop.
 
 Either way an exception of the user code is re-raised by :meth:`result`, in
-the loop, where it is handled like any other.
+the loop, where it is handled like any other. Under ``achat`` a cancelled run
+stops waiting for the user code at once: :meth:`result` then raises
+``RunCancelled``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,11 @@ class _Settled:
         self._value: Any = None
         self._error: Exception | None = None
         self._settled = False
+
+    def abandon(self, error: Exception) -> None:
+        """Settle it without its value: the driver stopped waiting (a cancelled run)."""
+        self._error = error
+        self._settled = True
 
     def result(self) -> Any:
         """The user code's value; re-raises its exception."""

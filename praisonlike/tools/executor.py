@@ -114,7 +114,8 @@ class TurnTools:
         and async hooks, and returns the :class:`ToolOutcome`; a
         :class:`HookError` (a hook raised) or :class:`ToolError` (the approver
         raised) that must end the turn; or the ``RunCancelled`` of a call the
-        driver abandoned.
+        driver abandoned. Raises ``RunCancelled`` when the driver stopped
+        waiting for the approver or a hook.
         """
         started = time.monotonic()
         prepared = self._prepare(call, started)
@@ -252,6 +253,8 @@ class TurnTools:
                     pending = AwaitUserCode(verdict)
                     yield pending
                     verdict = pending.result()
+            except RunCancelled:  # the run stopped waiting for the approver
+                raise
             except Exception as exc:
                 return _approver_failed(prepared.call.name, exc)
         return None if verdict is True else self._denied(prepared, started)

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from praisonlike import Agent, tool
-from praisonlike.errors import ToolError
+from praisonlike.errors import RunCancelled, ToolError
 from praisonlike.hooks import HookContext, HookEvent, HookResult
+from praisonlike.result import TerminationReason
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 
 BOUND = 30.0
@@ -170,3 +171,53 @@ def test_parallel_safe_calls_run_at_once_with_their_hooks(
     else:
         assert agent.chat("go") == "done"
     assert tool_messages(server) == ["MET DEAR A", "MET DEAR B"]
+
+
+@pytest.mark.parametrize("waiting_in", ["blocking approver", "async BEFORE_TOOL hook"])
+def test_cancelling_achat_stops_waiting_for_user_code_at_once(
+    server: LocalLLMServer, llm: dict[str, Any], waiting_in: str
+) -> None:
+    ran: list[str] = []
+    entered = threading.Event()
+    release = threading.Event()
+    returned: list[str] = []
+
+    @tool(requires_approval=True)
+    def wipe(path: str) -> str:
+        """Wipe."""
+        ran.append(path)
+        return "wiped"
+
+    def approver(name: str, arguments: dict[str, Any]) -> bool:
+        if waiting_in == "blocking approver":
+            entered.set()
+            release.wait(BOUND)
+            returned.append(name)
+        return True
+
+    async def hook(ctx: HookContext) -> None:
+        entered.set()
+        while not release.is_set():
+            await asyncio.sleep(0.005)
+        returned.append("hook")
+
+    server.extend([ToolCalls([Call("wipe", {"path": "/"})]), Text("never")])
+    hooks = {HookEvent.BEFORE_TOOL: hook} if waiting_in != "blocking approver" else {}
+    agent = Agent(instructions="x", llm=llm, tools=[wipe], approval=approver, hooks=hooks)
+
+    def cancel_once_waiting() -> None:
+        if entered.wait(BOUND):
+            agent.cancel()
+
+    canceller = threading.Thread(target=cancel_once_waiting, daemon=True)
+    canceller.start()
+    try:
+        with pytest.raises(RunCancelled):
+            on_own_loop(lambda: agent.achat("go"))
+        assert returned == []  # the turn ended while the user code was still waiting
+    finally:
+        release.set()
+        canceller.join(BOUND)
+    assert ran == [] and server.request_count == 1
+    assert agent.last_result is not None
+    assert agent.last_result.termination_reason is TerminationReason.CANCELLED
