@@ -1,19 +1,23 @@
-"""Throughput under concurrency: the agent vs plain LiteLLM on one LocalLLMServer.
+"""Throughput under concurrency: praisonlike vs plain LiteLLM, the plain openai SDK and PraisonAI.
 
 * asyncio: ``--turns`` one-tool turns in flight at once on one event loop,
-  each on its own agent, vs as many plain ``litellm.acompletion`` turns doing
-  the same two requests.
+  each on its own agent: praisonlike on the direct transport and through
+  LiteLLM, plain ``AsyncOpenAI`` ``chat.completions.create`` turns (one
+  client), plain ``litellm.acompletion`` turns, and PraisonAI's ``achat``
+  (native openai path) in its worker process (``praisonai.py``), where its
+  environment exists. One round of each system after another.
 * threads: ``--threads`` threads each running ``--thread-turns`` ``chat``
-  turns on its own agent, vs the same threads running plain
+  turns on its own agent through LiteLLM, vs the same threads running plain
   ``litellm.completion`` turns.
 
-Rounds alternate agent and plain; the table shows median turns per second,
-every failure, and how many requests LiteLLM's aiohttp pool made wait for a
-connection (it allows 500 per host unless ``AIOHTTP_CONNECTOR_LIMIT_PER_HOST``
-says otherwise; its warnings are counted rather than printed). Target: the
-agent within 10% of plain LiteLLM.
+The table shows median turns per second, every failure, and how many
+requests LiteLLM's aiohttp pool made wait for a connection (it allows 500
+per host unless ``AIOHTTP_CONNECTOR_LIMIT_PER_HOST`` says otherwise; its
+warnings are counted rather than printed). Targets: ``achat`` on the direct
+transport at least plain LiteLLM's and PraisonAI's throughput; threads
+within 10% of plain LiteLLM.
 
-    .venv/bin/python benchmarks/concurrency.py [--turns 1000] [--threads 8]
+    .venv/bin/python benchmarks/concurrency.py [--turns 1000] [--threads 8] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -27,22 +31,26 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from functools import partial
 
-from plain import PlainTurn, capture_request, close_loop
-from report import machine, median, table, verdict
-from served import ANSWER, ServerProcess, add
+from agent_turns import PROMPT, direct_llm, make_agent
+from plain import PlainOpenAITurn, PlainTurn, capture_request, close_loop
+from praisonai import PraisonAI, Worker, absent, find
+from report import machine, machine_load, median, table, verdict
+from served import ANSWER, ServerProcess
 
 from praisonlike import Agent
 
-PROMPT = "What is 1 + 2? Use the add tool."
-INSTRUCTIONS = "You are a calculator. Use the add tool for sums."
 TARGET = 0.90
+"""Threads: the agent (through LiteLLM) within 10% of plain LiteLLM."""
+ASYNC_TARGET = 1.0
+"""``achat`` on the direct transport: at least plain LiteLLM's and PraisonAI's throughput."""
+DIRECT_ACHAT = "agent.achat, direct transport"
+VIA_LITELLM_ACHAT = "agent.achat, transport=litellm"
+PRAISONAI_ACHAT = "PraisonAI achat (native path)"
+THREAD_AGENT = "agent.chat, transport=litellm"
 WAITED = re.compile(r"pool saturated.*waited=([0-9.]+)s")
-
-
-def make_agent(llm: dict[str, str]) -> Agent:
-    return Agent(instructions=INSTRUCTIONS, llm=llm, tools=[add])
 
 
 class PoolWaits(logging.Filter):
@@ -95,9 +103,8 @@ class Outcomes:
         with self._lock:
             self.counts[kind] += 1
 
-    @property
-    def failures(self) -> int:
-        return sum(n for kind, n in self.counts.items() if kind != "ok")
+    def describe(self) -> str:
+        return ", ".join(f"{n} x {kind}" for kind, n in self.counts.most_common())
 
 
 def async_round(
@@ -151,19 +158,37 @@ def _agent_chat(agent: Agent) -> Callable[[], str]:
 
 
 def measure_async(
-    server: ServerProcess, plain: PlainTurn, turns: int, rounds: int, waits: PoolWaits
+    server: ServerProcess,
+    plain: PlainTurn,
+    turns: int,
+    rounds: int,
+    waits: PoolWaits,
+    worker: Worker | None,
 ) -> list[list[str]]:
+    """Rounds of ``turns`` turns in flight per system; the table rows, judged.
+
+    praisonlike on the direct transport is judged against plain LiteLLM and
+    PraisonAI (at least as many turns a second); the plain openai SDK and
+    praisonlike through LiteLLM are shown.
+    """
     loop = asyncio.new_event_loop()
-    rates: dict[str, list[float]] = {"agent.achat": [], "litellm.acompletion": []}
+    sdk = PlainOpenAITurn(server.llm_config(), plain.request)
+    names = [DIRECT_ACHAT, VIA_LITELLM_ACHAT, "openai.acreate", "litellm.acompletion"]
+    if worker is not None:
+        names.append(PRAISONAI_ACHAT)
+    rates: dict[str, list[float]] = {name: [] for name in names}
     outcomes = {name: Outcomes() for name in rates}
     waited = dict.fromkeys(rates, 0)
+    direct, via = direct_llm(server.llm_config()), server.llm_config()
     try:
-        warm = [make_agent(server.llm_config()) for _ in range(20)]
+        warm = [make_agent(llm) for llm in (direct, via) for _ in range(20)]
         async_round(loop, [partial(_agent_achat, a) for a in warm], Outcomes())
+        async_round(loop, [sdk.arun] * 20, Outcomes())
         for _ in range(rounds):
-            agents = [make_agent(server.llm_config()) for _ in range(turns)]
             batches: dict[str, Sequence[Callable[[], Awaitable[str]]]] = {
-                "agent.achat": [partial(_agent_achat, a) for a in agents],
+                DIRECT_ACHAT: [partial(_agent_achat, make_agent(direct)) for _ in range(turns)],
+                VIA_LITELLM_ACHAT: [partial(_agent_achat, make_agent(via)) for _ in range(turns)],
+                "openai.acreate": [sdk.arun] * turns,
                 "litellm.acompletion": [plain.arun] * turns,
             }
             for name, batch in batches.items():
@@ -171,39 +196,56 @@ def measure_async(
                 elapsed = async_round(loop, batch, outcomes[name])
                 rates[name].append(turns / elapsed)
                 waited[name] += waits.count - before
+            if worker is not None:
+                elapsed, counts = worker.concurrent(turns)
+                rates[PRAISONAI_ACHAT].append(turns / elapsed)
+                outcomes[PRAISONAI_ACHAT].counts.update(counts)
     finally:
         close_loop(loop)
-    rows = _rows(rates, outcomes, "agent.achat", "litellm.acompletion")
-    for row, name in zip(rows, rates, strict=False):
-        row[-1] += f"; {waited[name]} requests waited for a pooled connection"
+    rows = [
+        [name, f"{median(v):.1f}", f"{min(v):.1f}-{max(v):.1f}", outcomes[name].describe()]
+        for name, v in rates.items()
+    ]
+    for row, name in zip(rows, rates, strict=True):
+        if name in (VIA_LITELLM_ACHAT, "litellm.acompletion"):
+            row[-1] += f"; {waited[name]} requests waited for a pooled connection"
+    for reference in ("litellm.acompletion", PRAISONAI_ACHAT, "openai.acreate"):
+        if reference in rates:
+            share = median(rates[DIRECT_ACHAT]) / median(rates[reference])
+            judged = reference != "openai.acreate"
+            mark = verdict(share >= ASYNC_TARGET) if judged else "(not judged)"
+            rows.append([f"{DIRECT_ACHAT} / {reference}", f"{share:.3f} {mark}", "", ""])
+    share = median(rates[VIA_LITELLM_ACHAT]) / median(rates["litellm.acompletion"])
+    rows.append([f"{VIA_LITELLM_ACHAT} / litellm.acompletion", f"{share:.3f}", "", ""])
     return rows
 
 
 def measure_threads(
     server: ServerProcess, plain: PlainTurn, threads: int, per_thread: int, rounds: int
 ) -> list[list[str]]:
-    rates: dict[str, list[float]] = {"agent.chat": [], "litellm.completion": []}
+    rates: dict[str, list[float]] = {THREAD_AGENT: [], "litellm.completion": []}
     outcomes = {name: Outcomes() for name in rates}
     thread_round([plain.run] * threads, 2, Outcomes())
     for _ in range(rounds):
         agents = [_agent_chat(make_agent(server.llm_config())) for _ in range(threads)]
-        elapsed = thread_round(agents, per_thread, outcomes["agent.chat"])
-        rates["agent.chat"].append(threads * per_thread / elapsed)
+        elapsed = thread_round(agents, per_thread, outcomes[THREAD_AGENT])
+        rates[THREAD_AGENT].append(threads * per_thread / elapsed)
         elapsed = thread_round([plain.run] * threads, per_thread, outcomes["litellm.completion"])
         rates["litellm.completion"].append(threads * per_thread / elapsed)
-    return _rows(rates, outcomes, "agent.chat", "litellm.completion")
+    return _rows(rates, outcomes, THREAD_AGENT, "litellm.completion")
 
 
 def _rows(
     rates: dict[str, list[float]], outcomes: dict[str, Outcomes], agent: str, plain: str
 ) -> list[list[str]]:
     share = median(rates[agent]) / median(rates[plain])
-    kinds = {
-        name: ", ".join(f"{n} x {kind}" for kind, n in o.counts.most_common())
-        for name, o in outcomes.items()
-    }
     return [
-        [name, f"{median(values):.1f}", f"{min(values):.1f}-{max(values):.1f}", kinds[name]]
+        [
+            name,
+            f"{median(values):.1f}",
+            f"{min(values):.1f}-{max(values):.1f}",
+            outcomes[name].describe(),
+        ]
         for name, values in rates.items()
     ] + [[f"{agent} / {plain}", f"{share:.3f} {verdict(share >= TARGET)}", "", ""]]
 
@@ -214,17 +256,25 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--thread-turns", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-praisonai", action="store_true", help="leave PraisonAI out")
     args = parser.parse_args()
     print(f"concurrency: {machine()}")
+    praisonai = "left out (--no-praisonai)" if args.no_praisonai else find()
+    print(praisonai.label if isinstance(praisonai, PraisonAI) else absent(praisonai))
     headers = ["mode", "turns/s (median)", "range", "outcomes"]
     waits = PoolWaits.install()
-    with ServerProcess() as server:
+    with ServerProcess() as server, ExitStack() as stack:
+        worker = None
+        if isinstance(praisonai, PraisonAI):
+            worker = stack.enter_context(Worker(praisonai, server))
         plain = PlainTurn(server.llm_config(), capture_request(make_agent, PROMPT))
-        rows = measure_async(server, plain, args.turns, args.rounds, waits)
+        load = machine_load()
+        rows = measure_async(server, plain, args.turns, args.rounds, waits, worker)
         print(
             table(
                 f"{args.turns} one-tool turns in flight at once on one event loop, "
-                f"each on its own agent; {args.rounds} rounds",
+                f"each on its own agent (PraisonAI: in its worker process); {args.rounds} "
+                f"rounds; load average {load} at the start, {machine_load()} at the end",
                 headers,
                 rows,
             )
