@@ -1,61 +1,42 @@
 """The Agent: a composition of mixins, each owning one concern.
 
-``Agent.__init__`` only normalises its arguments into typed, immutable
-configuration; nothing is imported, connected or read until the first turn.
+``Agent.__init__`` builds the agent's :class:`AgentSpec` (its arguments,
+validated into immutable configuration), then its parts (a
+:class:`Conversation` and :class:`AgentParts`); nothing is imported,
+connected or read until the first turn.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import threading
-from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic
 
 from typing_extensions import TypeVar
 
-from praisonlike.agent.arguments import (
-    argument,
-    check_counts,
-    check_flags,
-    check_instance,
-    check_iterable,
-    check_prices,
-    check_texts,
-    context_setting,
-    model_entries,
-    model_setting,
-    observer_list,
-    path_list,
-    reflection_setting,
-    tracing_setting,
-)
+from praisonlike.agent.arguments import check_instance
 from praisonlike.agent.chat import ChatMixin
-from praisonlike.agent.context import ContextMixin
-from praisonlike.agent.guardrails import GuardrailConfig, GuardrailMixin
+from praisonlike.agent.conversation import Conversation
+from praisonlike.agent.guardrails import GuardrailConfig
 from praisonlike.agent.hooks import HooksMixin
-from praisonlike.agent.memory import MemoryConfig, MemoryMixin, memory_config
-from praisonlike.agent.observers import Observer, ObserversMixin
+from praisonlike.agent.memory import MemoryConfig, MemoryMixin
+from praisonlike.agent.observers import Observer
 from praisonlike.agent.overrides import OverridesMixin
+from praisonlike.agent.parts import AgentParts
 from praisonlike.agent.prompt import PromptMixin
 from praisonlike.agent.reflection import ReflectionConfig, ReflectionMixin
-from praisonlike.agent.remote_control import RemoteControlMixin
 from praisonlike.agent.serving import ServingMixin
-from praisonlike.agent.skills import SkillMixin, skill_folders
+from praisonlike.agent.skills import SkillMixin
+from praisonlike.agent.spec import AgentSpec, SpecAttribute, SpecHolder
 from praisonlike.agent.state import StateMixin
 from praisonlike.agent.steering import SteeringMixin
-from praisonlike.agent.structured_output import StructuredOutputMixin
 from praisonlike.agent.tool_execution import ToolExecutionMixin
 from praisonlike.agent.turn import TurnMixin
 from praisonlike.context.config import ContextConfig
-from praisonlike.errors import ConfigurationError, ConfigurationTypeError
-from praisonlike.hooks import HookRunner
 from praisonlike.llm.config import ExecutionConfig, LLMConfig
 from praisonlike.llm.transport import warm_up_for
 from praisonlike.llm.usage import Usage, UsageTracker
-from praisonlike.tools.approval import normalise_approver
-from praisonlike.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from praisonlike.tools.executor import Approver
@@ -69,19 +50,15 @@ class Agent(
     TurnMixin,
     PromptMixin,
     ToolExecutionMixin,
-    ContextMixin,
-    StructuredOutputMixin,
     MemoryMixin,
     SkillMixin,
     SteeringMixin,
-    ObserversMixin,
     StateMixin,
     HooksMixin,
-    GuardrailMixin,
     ReflectionMixin,
-    RemoteControlMixin,
     ServingMixin,
     OverridesMixin,
+    SpecHolder,
     Generic[DepsT],
 ):
     """A single LLM agent with tools.
@@ -109,11 +86,44 @@ class Agent(
     guardrail, or the loop consuming its events) raises
     :class:`~praisonlike.errors.ConcurrentTurnError`.
 
+    The configuration is one immutable :class:`~praisonlike.agent.spec.AgentSpec`
+    (``agent.spec``); ``agent.name``, ``agent.max_iterations``,
+    ``agent.execution`` and the other configuration attributes read it, and
+    assigning one replaces the spec, validated (tools and hooks are read when
+    the agent is built). The conversation is a
+    :class:`~praisonlike.agent.conversation.Conversation`; the runtime parts
+    (session, tools, hooks, models, ...) are :class:`~praisonlike.agent.parts.AgentParts`.
+
     Raises:
         ConfigurationError: an argument is invalid; the message names it
             (``Agent(max_iterations=...): ...``). A value of the wrong kind
             raises its subclass ``ConfigurationTypeError``, also a ``TypeError``.
     """
+
+    name: SpecAttribute[str | None] = SpecAttribute()
+    role: SpecAttribute[str | None] = SpecAttribute()
+    goal: SpecAttribute[str | None] = SpecAttribute()
+    backstory: SpecAttribute[str | None] = SpecAttribute()
+    instructions: SpecAttribute[str | None] = SpecAttribute()
+    llm_config: SpecAttribute[LLMConfig | None] = SpecAttribute()
+    fallback_models: SpecAttribute[tuple[str | LLMConfig, ...]] = SpecAttribute()
+    max_iterations: SpecAttribute[int] = SpecAttribute()
+    verbose: SpecAttribute[bool] = SpecAttribute()
+    execution: SpecAttribute[ExecutionConfig] = SpecAttribute()
+    context_config: SpecAttribute[ContextConfig | None] = SpecAttribute()
+    model_prices: SpecAttribute[Mapping[str, Mapping[str, float]] | None] = SpecAttribute()
+    deps: SpecAttribute[DepsT] = SpecAttribute()
+    approval: SpecAttribute[Approver | None] = SpecAttribute()
+    rules: SpecAttribute[tuple[str | Path, ...]] = SpecAttribute()
+    use_system_prompt: SpecAttribute[bool] = SpecAttribute()
+    output_retries: SpecAttribute[int] = SpecAttribute()
+    session_id: SpecAttribute[str | None] = SpecAttribute()
+    memory_config: SpecAttribute[MemoryConfig | None] = SpecAttribute()
+    skill_folders: SpecAttribute[tuple[Path, ...] | None] = SpecAttribute()
+    tracing: SpecAttribute[Any] = SpecAttribute()
+    on_event: SpecAttribute[tuple[Observer, ...]] = SpecAttribute()
+    guardrails: SpecAttribute[GuardrailConfig | None] = SpecAttribute()
+    reflection: SpecAttribute[ReflectionConfig | None] = SpecAttribute()
 
     def __init__(
         self,
@@ -151,89 +161,53 @@ class Agent(
         max_reflect: int = 3,
         reflect_llm: str | Mapping[str, Any] | LLMConfig | None = None,
     ) -> None:
-        if llm is not None and model is not None:
-            raise ConfigurationTypeError("Agent(model=...): pass llm= or its alias, not both")
-        check_texts(
-            name=name,
-            role=role,
-            goal=goal,
-            backstory=backstory,
-            instructions=instructions,
+        self.spec = AgentSpec.build(
+            name,
+            role,
+            goal,
+            backstory,
+            instructions,
+            llm,
+            tools,
+            max_iterations,
+            verbose,
+            model=model,
+            fallback_models=fallback_models,
+            execution=execution,
+            context=context,
+            model_prices=model_prices,
+            deps=deps,
+            approval=approval,
+            rules=rules,
+            use_system_prompt=use_system_prompt,
+            output_retries=output_retries,
             session_id=session_id,
+            memory=memory,
+            skills=skills,
+            tracing=tracing,
+            on_event=on_event,
+            hooks=hooks,
+            guardrails=guardrails,
+            reflection=reflection,
+            self_reflect=self_reflect,
+            min_reflect=min_reflect,
+            max_reflect=max_reflect,
+            reflect_llm=reflect_llm,
         )
-        if not any(x and x.strip() for x in (role, goal, backstory, instructions)):
-            raise ConfigurationError(
-                "an Agent needs at least one of role, goal, backstory or instructions"
-            )
-        check_counts(max_iterations=(max_iterations, 1), output_retries=(output_retries, 0))
-        check_flags(verbose=verbose, use_system_prompt=use_system_prompt)
-        check_instance("execution", execution, ExecutionConfig, "an ExecutionConfig")
         check_instance("usage_tracker", usage_tracker, UsageTracker, "a UsageTracker")
-        check_instance("guardrails", guardrails, GuardrailConfig, "a GuardrailConfig")
-        check_instance("hooks", hooks, Mapping, "a mapping of HookEvent to functions")
-        check_prices("model_prices", model_prices)
-        check_iterable("tools", tools)
-        self.name = name
-        self.role = role
-        self.goal = goal
-        self.backstory = backstory
-        self.instructions = instructions
-        chosen = ("llm", llm) if llm is not None else ("model", model)
-        self.llm_config = model_setting(*chosen)
-        self.fallback_models = model_entries("fallback_models", fallback_models)
-        self.max_iterations = max_iterations
-        self.verbose = verbose
-        self.execution = execution or ExecutionConfig()
-        self.context_config = context_setting("context", context)
-        self.model_prices = model_prices
         self.usage_tracker = usage_tracker or UsageTracker()
-        self.deps: DepsT = deps
-        with argument("approval"):
-            self.approval = normalise_approver(approval)
-        self.rules = path_list("rules", rules)
-        self.use_system_prompt = use_system_prompt
-        self.output_retries = output_retries
-        self.session_id = session_id
-        with argument("memory"):
-            self.memory_config = memory_config(memory, session_id)
-        with argument("skills"):
-            self.skill_folders = skill_folders(skills)
-        self.tracing = tracing_setting("tracing", tracing)
-        self.on_event = observer_list("on_event", on_event)
-        self.guardrails = guardrails
-        self.reflection = reflection_setting(
-            reflection, self_reflect, min_reflect, max_reflect, reflect_llm
-        )
-        self._hook_runner = HookRunner()
-        with argument("hooks"):
-            self._hook_runner.add_mapping(hooks or {})
-        with argument("tools"):
-            self._tool_registry = ToolRegistry(tools or ())
-        self._history: list[dict[str, Any]] = []
-        self._last_result = None
-        self._resolved_llm: LLMConfig | None = None
-        self._stable_prompt_cache: dict[tuple[Any, ...], str] = {}
-        self._context_seams: dict[str, Any] = {}
-        self._active_cancels = set()
-        self._cancel_lock = threading.Lock()
-        self._store = None
-        self._session_loaded = False
-        self._summary = None
-        self._summary_threads = []
-        self._memory_lock = threading.Lock()
-        self._skill_set_cache = None
-        self._skill_registries = {}
-        self._steering_queue = deque()
-        self._steering_lock = threading.Lock()
-        self._observer_cache = None
-        warm_up_for(self.llm_config)
+        self._parts = AgentParts.build(self.spec)
+        self._conversation = Conversation()
+        warm_up_for(self.spec.llm_config)
 
     @property
     def llm(self) -> str | None:
         """The configured model string (``None`` until the default is chosen)."""
-        if self._resolved_llm is not None:
-            return self._resolved_llm.model
-        return self.llm_config.model if self.llm_config is not None else None
+        resolved = self._parts.models.resolved()
+        if resolved is not None:
+            return resolved.model
+        configured = self.spec.llm_config
+        return configured.model if configured is not None else None
 
     @property
     def usage(self) -> Usage:

@@ -3,7 +3,9 @@
 ``chat`` / ``achat`` drain the event stream of a non-streaming turn;
 ``iter_stream`` yields the text deltas of a streaming one; ``stream_events`` /
 ``astream_events`` yield every event. The turn is opened and closed in one
-place (:meth:`_open_turn`, :meth:`_close_turn`), so history, results and
+place (:func:`~praisonlike.agent.assembly.assemble_turn`,
+:func:`~praisonlike.agent.assembly.close_turn`) from one options type
+(:class:`~praisonlike.agent.assembly.RunOptions`), so history, results and
 errors are handled identically on every path: a turn that fails leaves
 ``chat_history`` exactly as it was and raises a typed error.
 
@@ -13,66 +15,75 @@ awaits) and then sees its history; one started from inside the running turn
 raises :class:`~praisonlike.errors.ConcurrentTurnError`. A stream holds the
 agent from its first ``next()`` until it ends or is closed.
 
-Uses from ``self``: ``_history``, ``_last_result``, ``_open_turn`` and ``_close_turn``
-(TurnMixin).
+ChatMixin is the adapter over the agent's
+:class:`~praisonlike.agent.conversation.Conversation` (which holds the turn
+rule, the history and the last result) and turn assembly.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
-from pathlib import Path
+from collections.abc import AsyncGenerator, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
+
+from praisonlike.agent.assembly import (
+    Images,
+    RunOptions,
+    abandon_turn,
+    assemble_turn,
+    close_turn,
+)
+from praisonlike.agent.parts import HasParts
 
 if TYPE_CHECKING:
     from praisonlike.agent.turn import Turn
-    from praisonlike.agent.turn_gate import TurnGate
     from praisonlike.cancellation import CancelToken
     from praisonlike.events import Event
     from praisonlike.result import RunResult
 
-Images = Sequence[str | Path | bytes] | None
 
+class ChatMixin(HasParts):
+    def _open(self, prompt: Any, options: RunOptions) -> Turn:
+        return assemble_turn(
+            prompt, options, self.spec, self._conversation, self._parts, self.usage_tracker, self
+        )
 
-class ChatMixin:
-    _history: list[dict[str, Any]]
-    _last_result: RunResult | None
+    def _close(self, turn: Turn) -> RunResult:
+        return close_turn(turn, self.spec, self._conversation, self._parts, self.usage_tracker)
 
-    if TYPE_CHECKING:
+    def _run(self, prompt: Any, options: RunOptions) -> Any:
+        with self._conversation.turn():
+            turn = self._open(prompt, options)
+            for _ in turn.events():
+                pass
+            return self._close(turn).output
 
-        def _open_turn(self, prompt: Any, *, stream: bool, options: dict[str, Any]) -> Turn: ...
+    async def _arun(self, prompt: Any, options: RunOptions) -> Any:
+        async with self._conversation.aturn():
+            turn = self._open(prompt, options)
+            async for _ in turn.aevents():
+                pass
+            return self._close(turn).output
 
-        def _close_turn(self, turn: Turn) -> RunResult: ...
+    def _events(self, prompt: Any, options: RunOptions) -> Generator[Event, None, None]:
+        with self._conversation.turn():
+            turn = self._open(prompt, options)
+            try:
+                yield from turn.events()
+            except GeneratorExit:
+                abandon_turn(turn, self._conversation)
+                raise
+            self._close(turn)
 
-        def _abandon_turn(self, turn: Turn) -> None: ...
-
-        def _forget_context(self) -> None: ...
-
-    def _turn_gate(self) -> TurnGate:
-        gate: TurnGate | None = vars(self).get("_turn_gate_instance")
-        if gate is None:
-            from praisonlike.agent.turn_gate import TurnGate
-
-            gate = vars(self).setdefault("_turn_gate_instance", TurnGate())
-        return gate
-
-    @contextmanager
-    def _turn_slot(self) -> Iterator[None]:
-        gate = self._turn_gate()
-        gate.enter()
-        try:
-            yield
-        finally:
-            gate.leave()
-
-    @asynccontextmanager
-    async def _aturn_slot(self) -> AsyncIterator[None]:
-        gate = self._turn_gate()
-        await gate.aenter()
-        try:
-            yield
-        finally:
-            gate.leave()
+    async def _aevents(self, prompt: Any, options: RunOptions) -> AsyncGenerator[Event, None]:
+        async with self._conversation.aturn():
+            turn = self._open(prompt, options)
+            try:
+                async for event in turn.aevents():
+                    yield event
+            except GeneratorExit:
+                abandon_turn(turn, self._conversation)
+                raise
+            self._close(turn)
 
     def chat(
         self,
@@ -94,19 +105,18 @@ class ChatMixin:
         turn of this agent runs; raises :class:`~praisonlike.errors.ConcurrentTurnError`
         when called from inside one.
         """
-        options = dict(
-            tools=tools,
-            images=images,
-            deps=deps,
-            cancel_token=cancel_token,
-            output_pydantic=output_pydantic,
-            output_json=output_json,
+        return self._run(
+            prompt,
+            RunOptions(
+                tools=tools,
+                images=images,
+                deps=deps,
+                cancel_token=cancel_token,
+                output_pydantic=output_pydantic,
+                output_json=output_json,
+                stream=stream,
+            ),
         )
-        with self._turn_slot():
-            turn = self._open_turn(prompt, stream=stream, options=options)
-            for _ in turn.events():
-                pass
-            return self._close_turn(turn).output
 
     async def achat(
         self,
@@ -124,19 +134,18 @@ class ChatMixin:
 
         Waiting for another turn of this agent does not block the event loop.
         """
-        options = dict(
-            tools=tools,
-            images=images,
-            deps=deps,
-            cancel_token=cancel_token,
-            output_pydantic=output_pydantic,
-            output_json=output_json,
+        return await self._arun(
+            prompt,
+            RunOptions(
+                tools=tools,
+                images=images,
+                deps=deps,
+                cancel_token=cancel_token,
+                output_pydantic=output_pydantic,
+                output_json=output_json,
+                stream=stream,
+            ),
         )
-        async with self._aturn_slot():
-            turn = self._open_turn(prompt, stream=stream, options=options)
-            async for _ in turn.aevents():
-                pass
-            return self._close_turn(turn).output
 
     def iter_stream(
         self,
@@ -181,24 +190,20 @@ class ChatMixin:
         ``next()`` (waiting while another turn of this agent runs) and holds
         the agent until the stream ends or is closed.
         """
-        options = dict(
-            tools=tools,
-            images=images,
-            deps=deps,
-            cancel_token=cancel_token,
-            output_pydantic=output_pydantic,
-            output_json=output_json,
+        return self._events(
+            prompt,
+            RunOptions(
+                tools=tools,
+                images=images,
+                deps=deps,
+                cancel_token=cancel_token,
+                output_pydantic=output_pydantic,
+                output_json=output_json,
+                stream=stream,
+            ),
         )
-        with self._turn_slot():
-            turn = self._open_turn(prompt, stream=stream, options=options)
-            try:
-                yield from turn.events()
-            except GeneratorExit:
-                self._abandon_turn(turn)
-                raise
-            self._close_turn(turn)
 
-    async def astream_events(
+    def astream_events(
         self,
         prompt: str,
         *,
@@ -211,28 +216,23 @@ class ChatMixin:
         stream: bool = True,
     ) -> AsyncGenerator[Event, None]:
         """The async twin of :meth:`stream_events`."""
-        options = dict(
-            tools=tools,
-            images=images,
-            deps=deps,
-            cancel_token=cancel_token,
-            output_pydantic=output_pydantic,
-            output_json=output_json,
+        return self._aevents(
+            prompt,
+            RunOptions(
+                tools=tools,
+                images=images,
+                deps=deps,
+                cancel_token=cancel_token,
+                output_pydantic=output_pydantic,
+                output_json=output_json,
+                stream=stream,
+            ),
         )
-        async with self._aturn_slot():
-            turn = self._open_turn(prompt, stream=stream, options=options)
-            try:
-                async for event in turn.aevents():
-                    yield event
-            except GeneratorExit:
-                self._abandon_turn(turn)
-                raise
-            self._close_turn(turn)
 
     @property
     def last_result(self) -> RunResult | None:
         """The RunResult of the last turn that finished (``None`` before any turn)."""
-        return self._last_result
+        return self._conversation.last_result
 
     @property
     def chat_history(self) -> list[dict[str, Any]]:
@@ -241,11 +241,9 @@ class ChatMixin:
         The copy is deep: editing it, or the dicts in it, does not change the
         agent's history. To change the history, use ``load_state``.
         """
-        from praisonlike.context.messages import snapshot
-
-        return [snapshot(message) for message in self._history]
+        return self._conversation.history()
 
     def clear_history(self) -> None:
         """Forget the conversation, and the token counts cached for it."""
-        self._history = []
-        self._forget_context()
+        self._conversation.clear()
+        self._parts.contexts.forget_history()

@@ -1,4 +1,4 @@
-"""GuardrailMixin: input review and output guardrails.
+"""Input review and output guardrails (``Agent(guardrails=GuardrailConfig(...))``).
 
 Input review (the platform's "preset operation"): a query containing one of
 ``input_keywords`` (case-insensitive) gets ``preset_response`` without any LLM
@@ -14,7 +14,7 @@ failed check regenerates the answer with the feedback, up to
 runs on the final answer: streamed text of a rejected answer is followed by
 the regenerated answer's text (a ``text_delta`` of the next round).
 
-Uses from ``self``: ``guardrails``.
+Turn assembly calls :func:`preset_answer` and :func:`output_guardrail_check`.
 """
 
 from __future__ import annotations
@@ -137,13 +137,8 @@ def output_guardrail_check(config: GuardrailConfig) -> AnswerCheck | None:
     return check
 
 
-class GuardrailMixin:
-    guardrails: GuardrailConfig | None
-
-    def _preset_answer(self, prompt: str) -> str | None:
-        if self.guardrails is not None and self.guardrails.blocks(prompt):
-            return self.guardrails.preset_response
-        return None
-
-    def _guardrail_check(self) -> AnswerCheck | None:
-        return output_guardrail_check(self.guardrails) if self.guardrails else None
+def preset_answer(config: GuardrailConfig | None, prompt: str) -> str | None:
+    """The preset response when input review blocks ``prompt``, else ``None``."""
+    if config is not None and config.blocks(prompt):
+        return config.preset_response
+    return None

@@ -1,22 +1,22 @@
 """HooksMixin: registering hooks on an agent (see :mod:`praisonlike.hooks`).
 
-Uses from ``self``: ``_hook_runner``.
+An adapter over the agent's :class:`~praisonlike.hooks.HookRunner` part,
+seeded with ``Agent(hooks=...)``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from praisonlike.agent.parts import HasParts
 from praisonlike.hooks import HookEvent, HookFunction, HookRunner
 
 
-class HooksMixin:
-    _hook_runner: HookRunner
-
+class HooksMixin(HasParts):
     @property
     def hooks(self) -> HookRunner:
         """The agent's registered hooks."""
-        return self._hook_runner
+        return self._parts.hooks
 
     def on(
         self, event: HookEvent | str, *, fail_open: bool = False
@@ -24,7 +24,7 @@ class HooksMixin:
         """Decorator: ``@agent.on(HookEvent.BEFORE_TOOL)`` registers the function."""
 
         def register(function: HookFunction) -> HookFunction:
-            self._hook_runner.register(HookEvent(event), function, fail_open=fail_open)
+            self._parts.hooks.register(HookEvent(event), function, fail_open=fail_open)
             return function
 
         return register

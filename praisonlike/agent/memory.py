@@ -7,32 +7,30 @@ successful turns as history. After an answered turn the conversation summary
 is updated on a background thread; it never delays or breaks the answer, and
 the next turn's system prompt carries it. ``close()`` waits for it.
 
-Uses from ``self``: ``name``, ``session_id``, ``memory_config``, ``usage_tracker``,
-``execution``, ``model_prices``, ``_history``, ``_primary_llm()``, ``_turn_models()``,
-``_context_for()``, ``_token_counter()``, ``_notify()``.
+The session itself (store, loading, recording, background work) is the
+:class:`~praisonlike.agent.session.SessionBinding` part; this module holds
+:class:`MemoryConfig`, the summary call (:func:`update_summary`) and
+:class:`MemoryMixin`, the agent's adapter over the session.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from praisonlike.agent.parts import HasParts
 from praisonlike.log import get_logger
-from praisonlike.run_enums import TerminationReason, ToolMode
+from praisonlike.run_enums import ToolMode
 
 if TYPE_CHECKING:
-    from praisonlike.agent.turn import Turn
-    from praisonlike.context.tokens import TokenCounter
-    from praisonlike.llm.config import ExecutionConfig, LLMConfig
-    from praisonlike.llm.turn_spec import ContextSeam, TurnOutcome, TurnSpec
+    from praisonlike.agent.conversation import Conversation
+    from praisonlike.agent.parts import AgentParts
+    from praisonlike.agent.spec import AgentSpec
+    from praisonlike.llm.config import LLMConfig
+    from praisonlike.llm.turn_spec import TurnSpec
     from praisonlike.llm.usage import UsageTracker
     from praisonlike.memory.store import SessionStore
-    from praisonlike.result import RunResult
-    from praisonlike.tools.registry import ToolRegistry
 
 
 SUMMARY_INSTRUCTIONS = (
@@ -91,237 +89,123 @@ def memory_config(value: bool | MemoryConfig | None, session_id: str | None) -> 
     return config
 
 
-class MemoryMixin:
-    name: str | None
-    session_id: str | None
-    memory_config: MemoryConfig | None
-    usage_tracker: UsageTracker
-    execution: ExecutionConfig
-    model_prices: Mapping[str, Mapping[str, float]] | None
-    _history: list[dict[str, Any]]
-    _store: SessionStore | None
-    _session_loaded: bool
-    _summary: str | None
-    _summary_threads: list[threading.Thread]
-    _memory_lock: threading.Lock
-    _tool_registry: ToolRegistry
-    llm_config: LLMConfig | None
+def summary_spec(
+    spec: AgentSpec, parts: AgentParts, usage_tracker: UsageTracker, run_id: str
+) -> TurnSpec:
+    """The summary call as a one-call turn: the summary model (if any) first, then the
+    agent's models, with the agent's retries, fallbacks, budgets and usage tracker."""
+    from praisonlike.llm.accounting import RunAccounting
+    from praisonlike.llm.turn_spec import TurnSpec
 
-    if TYPE_CHECKING:
+    config = spec.memory_config
+    assert config is not None
+    models = parts.models.for_turn(spec.llm_config, spec.fallback_models)
+    if config.summary_model:
+        from praisonlike.agent.model_resolution import named_llm
 
-        def _primary_llm(self) -> LLMConfig: ...
+        summary = named_llm(spec.llm_config, config.summary_model)
+        models = [summary, *(m for m in models if m.model != summary.model)]
+    limit = spec.execution.max_execution_time
+    return TurnSpec(
+        run_id=run_id,
+        models=models,
+        prefix=[],
+        new_messages=[],
+        tools=[],
+        tool_mode=ToolMode.NATIVE,
+        stream=False,
+        max_iterations=1,
+        execution=spec.execution,
+        accounting=RunAccounting(usage_tracker, spec.execution, spec.model_prices),
+        context=parts.contexts.for_model(spec.context_config, models[0].model),
+        deadline=None if limit is None else time.monotonic() + limit,
+    )
 
-        def _turn_models(self) -> list[LLMConfig]: ...
 
-        def _context_for(self, model: str) -> ContextSeam: ...
+def update_summary(
+    spec: AgentSpec,
+    parts: AgentParts,
+    usage_tracker: UsageTracker,
+    conversation: Conversation,
+    exchange: tuple[str, str, str],
+) -> None:
+    """Fold the ``(query, answer, run_id)`` exchange into the long-term summary.
 
-        def _token_counter(self, model: str) -> TokenCounter: ...
+    Stores the new summary and sets it on ``conversation``; a failure is
+    logged and reported to the observers as a non-fatal ``error`` event,
+    never raised.
+    """
+    query, answer, run_id = exchange
+    old = conversation.summary or "(empty)"
+    messages = [
+        {"role": "system", "content": SUMMARY_INSTRUCTIONS},
+        {
+            "role": "user",
+            "content": f"Current summary:\n{old}\n\nNew exchange:\n"
+            f"User: {query}\nAssistant: {answer}",
+        },
+    ]
+    from praisonlike.events import ErrorEvent, LLMRequest
+    from praisonlike.llm.side_call import call_outside_turn
 
-        def _notify(self, event: Any) -> None: ...
+    def notify(event: Any) -> None:
+        if not isinstance(event, LLMRequest):
+            parts.observers.notify(spec, event)
+
+    try:
+        reply = call_outside_turn(
+            summary_spec(spec, parts, usage_tracker, run_id),
+            messages,
+            purpose="summary",
+            on_event=notify,
+        )
+        text = reply.content.strip()
+        if not text:
+            raise ValueError("the summary model returned an empty summary")
+        parts.session.save_summary(text)
+        conversation.set_summary(text)
+    except Exception as exc:
+        get_logger("praisonlike.memory").warning("long-term summary update failed: %s", exc)
+        parts.observers.notify(
+            spec,
+            ErrorEvent(
+                run_id=run_id,
+                error_type=type(exc).__name__,
+                message=f"summary update failed: {exc}",
+                fatal=False,
+            ),
+        )
+
+
+def summary_prompt(config: MemoryConfig | None, summary: str | None) -> str:
+    """The system prompt's long-term memory section ("" when off or empty)."""
+    if config is None or not config.long_term or not summary:
+        return ""
+    return f"## Long-term memory\n{summary}"
+
+
+class MemoryMixin(HasParts):
+    """``store``, ``summary``, ``wait_for_summaries``, ``close``: an adapter over the
+    agent's :class:`~praisonlike.agent.session.SessionBinding`."""
 
     @property
     def store(self) -> SessionStore | None:
         """The session store (opened on first use), or None without memory."""
-        if self.memory_config is None:
-            return None
-        if self._store is None:
-            from praisonlike.memory.store import open_store
-
-            spec = self.memory_config.store
-            self._store = open_store(Path(spec) if isinstance(spec, Path) else spec)
-        return self._store
-
-    @property
-    def summary(self) -> str | None:
-        """The conversation's long-term summary, as last loaded or updated."""
-        return self._summary
-
-    def _prepare_session(self) -> None:
-        """On the session's first turn: load history and summary from the store."""
-        store = self.store
-        if store is None or self._session_loaded or self.session_id is None:
-            return
-        from praisonlike.memory.history_window import history_window
-        from praisonlike.memory.records import MessageStatus
-
-        config = self.memory_config
-        assert config is not None
-        store.ensure_conversation(self.session_id, agent_name=self.name, owner=config.owner)
-        if not self._history:
-            turns = store.load_turns(
-                self.session_id,
-                limit=max(config.history_rounds * 3, 30),
-                statuses=[MessageStatus.NORMAL],
-            )
-            counter = self._token_counter(self._primary_llm().model)
-            self._history = history_window(
-                turns,
-                rounds=config.history_rounds,
-                max_tokens=config.history_tokens,
-                count_tokens=counter.count_message,
-            )
-        if config.long_term:
-            self._summary = store.get_summary(self.session_id)
-        self._session_loaded = True
-
-    def _per_turn_prompt(self) -> str:
-        if self.memory_config is None or not self.memory_config.long_term:
-            return ""
-        with self._memory_lock:
-            summary = self._summary
-        return f"## Long-term memory\n{summary}" if summary else ""
-
-    def _turn_recorders(self) -> list[Any]:
-        if self.store is None:
-            return []
-        from praisonlike.memory.step_recorder import StepRecorder
-
-        return [StepRecorder()]
-
-    def _after_turn(self, turn: Turn, outcome: TurnOutcome, result: RunResult) -> None:
-        store = self.store
-        if store is None or self.session_id is None:
-            return
-        from praisonlike.memory.records import TurnRecord
-        from praisonlike.memory.step_recorder import STATUS_OF, StepRecorder
-
-        recorder = next(o for o in turn.observers if isinstance(o, StepRecorder))
-        answer = result.text if outcome.error is None else ""
-        record = TurnRecord(
-            id=result.run_id,
-            conversation_id=self.session_id,
-            query=turn.prompt,
-            answer=answer,
-            status=STATUS_OF[result.termination_reason],
-            prompt_tokens=result.usage.prompt_tokens,
-            completion_tokens=result.usage.completion_tokens,
-            cost=result.usage.cost,
-            latency=result.latency,
-            model=result.model,
-            created_at=time.time(),
-            steps=recorder.steps,
-        )
-        store.save_turn(record)
-        config = self.memory_config
-        if (
-            config is not None
-            and config.long_term
-            and outcome.error is None
-            and result.termination_reason is not TerminationReason.GUARDRAIL_BLOCKED
-        ):
-            self._start_summary(turn.prompt, answer, result.run_id)
-
-    def _start_summary(self, query: str, answer: str, run_id: str) -> None:
-        thread = threading.Thread(
-            target=self._update_summary,
-            args=(query, answer, run_id),
-            name="praisonlike-summary",
-            daemon=True,
-        )
-        with self._memory_lock:
-            self._summary_threads = [t for t in self._summary_threads if t.is_alive()]
-            self._summary_threads.append(thread)
-        thread.start()
-
-    def _update_summary(self, query: str, answer: str, run_id: str) -> None:
-        store = self.store
-        assert store is not None and self.session_id is not None
-        with self._memory_lock:
-            old = self._summary or "(empty)"
-        messages = [
-            {"role": "system", "content": SUMMARY_INSTRUCTIONS},
-            {
-                "role": "user",
-                "content": f"Current summary:\n{old}\n\nNew exchange:\n"
-                f"User: {query}\nAssistant: {answer}",
-            },
-        ]
-        from praisonlike.events import ErrorEvent, LLMRequest
-        from praisonlike.llm.side_call import call_outside_turn
-
-        def notify(event: Any) -> None:
-            if not isinstance(event, LLMRequest):
-                self._notify(event)
-
-        try:
-            reply = call_outside_turn(
-                self._summary_spec(run_id), messages, purpose="summary", on_event=notify
-            )
-            text = reply.content.strip()
-            if not text:
-                raise ValueError("the summary model returned an empty summary")
-            store.set_summary(self.session_id, text)
-            with self._memory_lock:
-                self._summary = text
-        except Exception as exc:
-            get_logger("praisonlike.memory").warning("long-term summary update failed: %s", exc)
-            self._notify(
-                ErrorEvent(
-                    run_id=run_id,
-                    error_type=type(exc).__name__,
-                    message=f"summary update failed: {exc}",
-                    fatal=False,
-                )
-            )
-
-    def _summary_spec(self, run_id: str) -> TurnSpec:
-        """The summary call as a one-call turn: the summary model (if any) first, then the
-        agent's models, with the agent's retries, fallbacks, budgets and usage tracker."""
-        from praisonlike.llm.accounting import RunAccounting
-        from praisonlike.llm.turn_spec import TurnSpec
-
-        config = self.memory_config
-        assert config is not None
-        models = self._turn_models()
-        if config.summary_model:
-            from praisonlike.agent.model_resolution import named_llm
-
-            summary = named_llm(self.llm_config, config.summary_model)
-            models = [summary, *(m for m in models if m.model != summary.model)]
-        limit = self.execution.max_execution_time
-        return TurnSpec(
-            run_id=run_id,
-            models=models,
-            prefix=[],
-            new_messages=[],
-            tools=[],
-            tool_mode=ToolMode.NATIVE,
-            stream=False,
-            max_iterations=1,
-            execution=self.execution,
-            accounting=RunAccounting(self.usage_tracker, self.execution, self.model_prices),
-            context=self._context_for(models[0].model),
-            deadline=None if limit is None else time.monotonic() + limit,
-        )
+        return self._parts.session.store
 
     def wait_for_summaries(self, timeout: float | None = None) -> None:
         """Block until pending summary updates are done."""
-        with self._memory_lock:
-            threads = list(self._summary_threads)
-        for thread in threads:
-            thread.join(timeout)
+        self._parts.session.wait(timeout)
 
     def close(self) -> None:
         """Wait for pending summaries, close tool servers (MCP) and release the
         store (if the agent opened it)."""
-        self.wait_for_summaries()
-        for provider in self._tool_registry.providers:
-            closer = getattr(provider, "close", None)
-            if callable(closer):
-                closer()
-        if self._store is not None and not _is_user_store(self):
-            self._store.close()
-            self._store = None
+        self._parts.session.wait()
+        self._parts.tools.close()
+        self._parts.session.close()
 
     def __enter__(self) -> Any:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _is_user_store(agent: MemoryMixin) -> bool:
-    config = agent.memory_config
-    return (
-        config is not None and config.store is not None and not isinstance(config.store, str | Path)
-    )

@@ -61,3 +61,40 @@ def fallback_llms(
 ) -> list[LLMConfig]:
     """The fallback models of a turn, in order, each as :func:`named_llm` resolves it."""
     return [named_llm(configured, e) for e in fallback_entries(configured, agent_fallbacks)]
+
+
+class AgentModels:
+    """The models an agent's turns call: its resolved model, fallbacks, and a test override.
+
+    The agent's own model is resolved once (default chosen, local server
+    started) at the first turn and kept while the configuration names the same
+    model; :attr:`override` (set by ``agent.override(model=...)``), when not
+    ``None``, is the only model turns call.
+    """
+
+    def __init__(self) -> None:
+        self._resolved: tuple[LLMConfig | None, LLMConfig] | None = None
+        self.override: LLMConfig | None = None
+
+    def resolved(self) -> LLMConfig | None:
+        """The agent's model as resolved so far (``None`` before the first turn)."""
+        return None if self._resolved is None else self._resolved[1]
+
+    def primary(self, configured: LLMConfig | None) -> LLMConfig:
+        """The model a turn starts with: the override, else ``configured`` resolved."""
+        if self.override is not None:
+            return self.override
+        cached = self._resolved
+        if cached is not None and cached[0] is configured:
+            return cached[1]
+        resolved = resolve_llm(configured)
+        self._resolved = (configured, resolved)
+        return resolved
+
+    def for_turn(
+        self, configured: LLMConfig | None, fallbacks: Sequence[str | LLMConfig]
+    ) -> list[LLMConfig]:
+        """The primary model, then the fallbacks in order (only the override, when set)."""
+        if self.override is not None:
+            return [self.override]
+        return [self.primary(configured), *fallback_llms(configured, fallbacks)]

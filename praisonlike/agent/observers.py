@@ -1,49 +1,55 @@
-"""ObserversMixin: who sees the agent's events besides the caller.
+"""AgentObservers: who sees the agent's events besides the caller.
 
 Every event of a turn goes, as it happens, to the live display
 (``verbose=True``), the OpenTelemetry tracer (``tracing=...``) and any
 ``on_event`` callables. Observers see events; they cannot change the run
-(hooks can, see :mod:`praisonlike.agent.hooks`).
-
-Uses from ``self``: ``verbose``, ``tracing``, ``on_event``, ``_observer_cache``.
+(hooks can, see :mod:`praisonlike.agent.hooks`). The list is made from the
+spec at the first turn and kept.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from praisonlike.log import get_logger
+
+if TYPE_CHECKING:
+    from praisonlike.agent.spec import AgentSpec
 
 Observer = Callable[[Any], None]
 
 
-class ObserversMixin:
-    verbose: bool
-    tracing: Any
-    on_event: tuple[Observer, ...]
-    _observer_cache: list[Observer] | None
+class AgentObservers:
+    """The agent's observers, made once from its spec."""
 
-    def _agent_observers(self) -> list[Observer]:
-        if self._observer_cache is None:
+    def __init__(self) -> None:
+        self._observers: list[Observer] | None = None
+
+    def of(self, spec: AgentSpec) -> list[Observer]:
+        """Display, tracer and ``on_event`` callables, in that order."""
+        if self._observers is None:
             observers: list[Observer] = []
-            if self.verbose:
+            if spec.verbose:
                 from praisonlike.display import LiveDisplay
 
                 observers.append(LiveDisplay())
-            if self.tracing is True:
+            if spec.tracing is True:
                 from praisonlike.tracing import OTelTracer
 
-                observers.append(OTelTracer(agent_name=getattr(self, "name", None)))
-            elif self.tracing:
-                observers.append(self.tracing)
-            observers.extend(self.on_event)
-            self._observer_cache = observers
-        return self._observer_cache
+                observers.append(OTelTracer(agent_name=spec.name))
+            elif spec.tracing:
+                observers.append(spec.tracing)
+            observers.extend(spec.on_event)
+            self._observers = observers
+        return self._observers
 
-    def _notify(self, event: Any) -> None:
-        """Hand an event outside a turn (a background summary) to the observers."""
-        for observer in self._agent_observers():
+    def notify(self, spec: AgentSpec, event: Any) -> None:
+        """Hand an event outside a turn (a background summary) to the observers.
+
+        An observer that raises is logged and skipped.
+        """
+        for observer in self.of(spec):
             try:
                 observer(event)
             except Exception:

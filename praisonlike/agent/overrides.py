@@ -1,9 +1,8 @@
 """OverridesMixin: ``agent.override(model=..., deps=...)``, a temporary swap for tests.
 
-Owns one piece of state, the active model override (``None`` when there is
-none), read by turn assembly through :meth:`OverridesMixin._model_override`.
-
-Uses from ``self``: ``deps``.
+An adapter over the agent's models part
+(:attr:`~praisonlike.agent.model_resolution.AgentModels.override`, read by turn
+assembly) and its spec (``deps``, replaced for the block).
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from praisonlike.agent.parts import HasParts
 from praisonlike.errors import ConfigurationTypeError
 from praisonlike.llm.config import LLMConfig
 
@@ -28,10 +28,7 @@ UNSET: Any = _Unset()
 _lock = threading.Lock()
 
 
-class OverridesMixin:
-    deps: Any
-    _overriding_llm: LLMConfig | None = None
-
+class OverridesMixin(HasParts):
     @contextmanager
     def override(
         self,
@@ -76,24 +73,21 @@ class OverridesMixin:
                     f"FunctionModel, not {type(model).__name__}"
                 )
             llm = resolve_llm(LLMConfig.coerce(model))
+        models = self._parts.models
         with _lock:
-            saved_llm, saved_deps = self._overriding_llm, self.deps
+            saved_llm, saved_deps = models.override, self.spec.deps
             if llm is not None:
-                self._overriding_llm = llm
+                models.override = llm
             if deps is not UNSET:
-                self.deps = deps
+                self.spec = self.spec.replace(deps=deps)
         try:
             yield
         finally:
             with _lock:
                 if llm is not None:
-                    self._overriding_llm = saved_llm
+                    models.override = saved_llm
                 if deps is not UNSET:
-                    self.deps = saved_deps
-
-    def _model_override(self) -> LLMConfig | None:
-        """The model an active :meth:`override` block set, else ``None``."""
-        return self._overriding_llm
+                    self.spec = self.spec.replace(deps=saved_deps)
 
 
 __all__ = ["UNSET", "OverridesMixin"]

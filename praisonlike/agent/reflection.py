@@ -8,9 +8,7 @@ full configuration, called as a fallback would be: see
 answer is regenerated with the reflection as feedback, until it is
 satisfactory and at least ``min_rounds`` rounds ran, or ``max_rounds`` rounds
 ran. Every reflection call counts in usage and cost and emits a ``reflection``
-event.
-
-Uses from ``self``: ``reflection``, ``llm_config``.
+event. Turn assembly calls :func:`reflection_check`.
 """
 
 from __future__ import annotations
@@ -20,6 +18,7 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
+from praisonlike.agent.parts import HasParts
 from praisonlike.agent.structured_output import extract_json_text
 from praisonlike.config_checks import is_int
 from praisonlike.errors import ConfigurationError, ConfigurationTypeError
@@ -92,66 +91,72 @@ def _reflection_problems(config: ReflectionConfig) -> tuple[list[str], list[str]
     return [], problems
 
 
-class ReflectionMixin:
-    reflection: ReflectionConfig | None
-    llm_config: LLMConfig | None
+def reflection_check(
+    config: ReflectionConfig | None, configured: LLMConfig | None, prompt: str, run_id: str
+) -> AnswerCheck | None:
+    """The answer check rating answers to ``prompt`` (``None`` when reflection is off).
+
+    ``configured`` is the agent's own model setting, which a judge named by a
+    string borrows from as a fallback would.
+    """
+    if config is None:
+        return None
+    from praisonlike.events import ReflectionEvent
+
+    rounds = [0]
+    minimum, maximum = config.min_rounds, config.max_rounds
+    judge: list[LLMConfig | None] = []
+
+    def judge_llm() -> LLMConfig | None:
+        if not judge:
+            from praisonlike.agent.model_resolution import named_llm
+
+            named = config.llm
+            judge.append(None if named is None else named_llm(configured, named))
+        return judge[0]
+
+    def check(answer: str, ask: Ask) -> Generator[Any, Any, Accept | Revise]:
+        if rounds[0] >= maximum:
+            return Accept(answer)
+        rounds[0] += 1
+        reply = yield from ask(
+            [
+                {"role": "system", "content": REFLECT_INSTRUCTIONS},
+                {"role": "user", "content": f"Request:\n{prompt}\n\nAnswer:\n{answer}"},
+            ],
+            "reflection",
+            judge_llm(),
+        )
+        reflection, satisfactory = parse_reflection(reply.content)
+        yield ReflectionEvent(
+            run_id=run_id, round=rounds[0], reflection=reflection, satisfactory=satisfactory
+        )
+        if (satisfactory and rounds[0] >= minimum) or rounds[0] >= maximum:
+            return Accept(answer)
+        return Revise(f"Reflect on your answer and improve it: {reflection}")
+
+    return check
+
+
+class ReflectionMixin(HasParts):
+    """The deprecated loose reflection attributes, read from ``spec.reflection``."""
 
     @property
     def self_reflect(self) -> bool:
         """Whether answers are reflected on (deprecated: read ``reflection``)."""
-        return self.reflection is not None
+        return self.spec.reflection is not None
 
     @property
     def min_reflect(self) -> int:
         """``reflection.min_rounds``, or 1 when off (deprecated: read ``reflection``)."""
-        return (self.reflection or ReflectionConfig()).min_rounds
+        return (self.spec.reflection or ReflectionConfig()).min_rounds
 
     @property
     def max_reflect(self) -> int:
         """``reflection.max_rounds``, or 3 when off (deprecated: read ``reflection``)."""
-        return (self.reflection or ReflectionConfig()).max_rounds
+        return (self.spec.reflection or ReflectionConfig()).max_rounds
 
     @property
     def reflect_llm(self) -> str | LLMConfig | None:
         """``reflection.llm``, or None when off (deprecated: read ``reflection``)."""
-        return None if self.reflection is None else self.reflection.llm
-
-    def _reflection_check(self, prompt: str, run_id: str) -> AnswerCheck | None:
-        config = self.reflection
-        if config is None:
-            return None
-        from praisonlike.events import ReflectionEvent
-
-        rounds = [0]
-        minimum, maximum = config.min_rounds, config.max_rounds
-        judge: list[LLMConfig | None] = []
-
-        def judge_llm() -> LLMConfig | None:
-            if not judge:
-                from praisonlike.agent.model_resolution import named_llm
-
-                named = config.llm
-                judge.append(None if named is None else named_llm(self.llm_config, named))
-            return judge[0]
-
-        def check(answer: str, ask: Ask) -> Generator[Any, Any, Accept | Revise]:
-            if rounds[0] >= maximum:
-                return Accept(answer)
-            rounds[0] += 1
-            reply = yield from ask(
-                [
-                    {"role": "system", "content": REFLECT_INSTRUCTIONS},
-                    {"role": "user", "content": f"Request:\n{prompt}\n\nAnswer:\n{answer}"},
-                ],
-                "reflection",
-                judge_llm(),
-            )
-            reflection, satisfactory = parse_reflection(reply.content)
-            yield ReflectionEvent(
-                run_id=run_id, round=rounds[0], reflection=reflection, satisfactory=satisfactory
-            )
-            if (satisfactory and rounds[0] >= minimum) or rounds[0] >= maximum:
-                return Accept(answer)
-            return Revise(f"Reflect on your answer and improve it: {reflection}")
-
-        return check
+        return None if self.spec.reflection is None else self.spec.reflection.llm

@@ -6,7 +6,8 @@ the run's ``session_id`` and the server's session store. Its history comes
 from the store, so any worker sharing the store can run a session's next turn.
 Starlette is imported only when ``to_asgi`` is called.
 
-Uses from ``self``: ``memory_config``, ``execution``, ``usage_tracker``.
+An adapter over the agent's spec (``memory_config``, ``execution``), its
+usage tracker, and the constructor arguments it was built with.
 """
 
 from __future__ import annotations
@@ -15,18 +16,13 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from praisonlike.agent.parts import HasParts
+
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
-    from praisonlike.agent.memory import MemoryConfig
-    from praisonlike.llm.config import ExecutionConfig
-    from praisonlike.llm.usage import UsageTracker
 
-
-class ServingMixin:
-    memory_config: MemoryConfig | None
-    execution: ExecutionConfig
-    usage_tracker: UsageTracker
+class ServingMixin(HasParts):
     _serving_arguments: tuple[tuple[Any, ...], dict[str, Any]]
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
@@ -73,8 +69,8 @@ class ServingMixin:
 
         if store is not None:
             return open_store(store)
-        if self.memory_config is not None:
-            return open_store(self.memory_config.store)
+        if self.spec.memory_config is not None:
+            return open_store(self.spec.memory_config.store)
         from praisonlike.memory.sqlite_store import SQLiteStore
 
         return SQLiteStore(":memory:")
@@ -107,7 +103,7 @@ class ServingMixin:
         from praisonlike.llm.usage import UsageTracker
 
         args, kwargs = self._serving_arguments
-        execution = self.execution
+        execution = self.spec.execution
         if timeout is not None and (
             execution.max_execution_time is None or timeout < execution.max_execution_time
         ):
@@ -115,7 +111,7 @@ class ServingMixin:
         if session_id is None:
             memory: Any = False
         else:
-            base = self.memory_config or MemoryConfig(long_term=False)
+            base = self.spec.memory_config or MemoryConfig(long_term=False)
             memory = dataclasses.replace(base, store=store, owner=owner)
         overrides = {
             "session_id": session_id,

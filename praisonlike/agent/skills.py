@@ -8,19 +8,17 @@ listed (name and description) in the system prompt, and a built-in
 ``load_skill(name)`` tool returns a body when the model asks for it.
 
 Only the agent's own tools are combined with ``load_skill`` once and kept
-(``_skill_registries``, one entry); a call's ``tools=`` list is combined afresh
-for that call and never kept, so it is freed with the turn.
-
-Uses from ``self``: ``skill_folders``, ``_skill_set_cache``, ``_skill_registries``,
-``_registry_for_call`` (ToolExecutionMixin).
+(one entry); a call's ``tools=`` list is combined afresh for that call and
+never kept, so it is freed with the turn. :class:`AgentSkills` is the part
+that holds them; :class:`SkillMixin` its adapter on the agent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from praisonlike.agent.parts import HasParts
 from praisonlike.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -43,62 +41,64 @@ def skill_folders(value: Any) -> tuple[Path, ...] | None:
     return tuple(Path(v) for v in value)
 
 
-class SkillMixin:
-    skill_folders: tuple[Path, ...] | None
-    _skill_set_cache: SkillSet | None
-    _skill_registries: dict[int, tuple[ToolRegistry, ToolRegistry]]
+class AgentSkills:
+    """The agent's skills, discovered from its folders on first use, and the
+    tool list combined with ``load_skill`` (kept for the agent's own tools only)."""
 
-    if TYPE_CHECKING:
+    def __init__(self) -> None:
+        self._discovered: tuple[tuple[Path, ...], SkillSet] | None = None
+        self._combined: tuple[ToolRegistry, ToolRegistry] | None = None
 
-        def _registry_for_call(self, tools: Sequence[Any] | None) -> ToolRegistry: ...
-
-    @property
-    def skills(self) -> SkillSet:
-        """The discovered skills (empty without ``skills=``)."""
+    def of(self, folders: tuple[Path, ...] | None) -> SkillSet:
+        """The skills found in ``folders`` (empty for ``None``), discovered once."""
         from praisonlike.skills import SkillSet
 
-        if self._skill_set_cache is None:
-            folders = self.skill_folders or ()
-            self._skill_set_cache = SkillSet.discover(list(folders)) if folders else SkillSet()
-        return self._skill_set_cache
+        folders = folders or ()
+        if self._discovered is None or self._discovered[0] != folders:
+            found = SkillSet.discover(list(folders)) if folders else SkillSet()
+            self._discovered = (folders, found)
+        return self._discovered[1]
 
-    def _skill_catalogue(self) -> str:
-        return self.skills.catalogue() if self.skill_folders else ""
+    def catalogue(self, folders: tuple[Path, ...] | None) -> str:
+        """The system-prompt list of model-invocable skills ("" without skills)."""
+        return self.of(folders).catalogue() if folders else ""
 
-    def _expand_prompt(
-        self, prompt: str, run_id: str
+    def expand(
+        self, folders: tuple[Path, ...] | None, prompt: str, run_id: str
     ) -> tuple[str, str | None, list[Any], tuple[str, ...] | None]:
-        """(prompt the model sees, skill name, events, allowed tools)."""
-        if not self.skill_folders or not prompt.lstrip().startswith("/"):
+        """(prompt the model sees, skill name, events, allowed tools) for ``prompt``."""
+        if not folders or not prompt.lstrip().startswith("/"):
             return prompt, None, [], None
         from praisonlike.events import SkillInvoked
         from praisonlike.skills import render_skill
 
-        invocation = self.skills.parse_invocation(prompt)
+        invocation = self.of(folders).parse_invocation(prompt)
         if invocation is None:
             return prompt, None, [], None
         skill, arguments = invocation
         event = SkillInvoked(run_id=run_id, skill=skill.name, arguments=arguments)
         return render_skill(skill, arguments), skill.name, [event], skill.allowed_tools
 
-    def _with_builtin_tools(self, registry: ToolRegistry) -> ToolRegistry:
-        if not self.skill_folders or not self.skills.model_invocable():
+    def with_load_skill(
+        self, folders: tuple[Path, ...] | None, registry: ToolRegistry, *, keep: bool
+    ) -> ToolRegistry:
+        """``registry`` plus ``load_skill`` when a skill is model-invocable; ``keep``
+        (the agent's own tools) reuses the combination for the next turns."""
+        if not folders or not self.of(folders).model_invocable() or LOAD_SKILL_TOOL in registry:
             return registry
-        if LOAD_SKILL_TOOL in registry:
-            return registry
-        if registry is not self._registry_for_call(None):
-            return registry.with_tools([self._load_skill_tool()])
-        cached = self._skill_registries.get(id(registry))
+        if not keep:
+            return registry.with_tools([self._load_skill_tool(folders)])
+        cached = self._combined
         if cached is not None and cached[0] is registry:
             return cached[1]
-        combined = registry.with_tools([self._load_skill_tool()])
-        self._skill_registries = {id(registry): (registry, combined)}
+        combined = registry.with_tools([self._load_skill_tool(folders)])
+        self._combined = (registry, combined)
         return combined
 
-    def _load_skill_tool(self) -> FunctionTool:
+    def _load_skill_tool(self, folders: tuple[Path, ...]) -> FunctionTool:
         from praisonlike.tools.python_tool import function_tool
 
-        skills = self.skills
+        skills = self.of(folders)
 
         def load_skill(name: str) -> str:
             """Load the full instructions of one of the available skills.
@@ -109,3 +109,12 @@ class SkillMixin:
             return skills.load_skill_body(name)
 
         return function_tool(load_skill, name=LOAD_SKILL_TOOL)
+
+
+class SkillMixin(HasParts):
+    """``agent.skills``: an adapter over the agent's :class:`AgentSkills`."""
+
+    @property
+    def skills(self) -> SkillSet:
+        """The discovered skills (empty without ``skills=``)."""
+        return self._parts.skills.of(self.spec.skill_folders)

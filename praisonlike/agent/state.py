@@ -6,22 +6,20 @@ and pending steering messages; ``load_state(state)`` restores them on an agent
 to disk with :func:`praisonlike.memory.atomic_write_json`. Runtime objects
 (clients, stores, cancellation) are never part of the state.
 
-Uses from ``self``: ``session_id``, ``usage_tracker``, ``_history``, ``_summary``,
-``_steering_queue``, ``_steering_lock``, ``_memory_lock``.
+An adapter over the agent's :class:`~praisonlike.agent.conversation.Conversation`
+(history, summary, steering) and its usage tracker.
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
-import threading
-from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
+from praisonlike.agent.parts import HasParts
 from praisonlike.errors import StateVersionError
-from praisonlike.llm.usage import Usage, UsageTracker
+from praisonlike.llm.usage import Usage
 
 STATE_VERSION = 1
 
@@ -39,28 +37,22 @@ class _instance_or_class_method(Generic[T]):
         return functools.partial(self._func, instance, owner)
 
 
-class StateMixin:
-    session_id: str | None
-    usage_tracker: UsageTracker
-    _history: list[dict[str, Any]]
-    _summary: str | None
-    _steering_queue: deque[str]
-    _steering_lock: threading.Lock
-    _memory_lock: threading.Lock
+class StateMixin(HasParts):
+    @property
+    def summary(self) -> str | None:
+        """The conversation's long-term summary, as last loaded or updated."""
+        return self._conversation.summary
 
     def save_state(self) -> dict[str, Any]:
         """The state as plain JSON data, with a ``version`` field."""
-        with self._steering_lock:
-            steering = list(self._steering_queue)
-        with self._memory_lock:
-            summary = self._summary
+        conversation = self._conversation.save()
         return {
             "version": STATE_VERSION,
-            "session_id": self.session_id,
-            "history": copy.deepcopy(self._history),
+            "session_id": self.spec.session_id,
+            "history": conversation["history"],
             "usage": {m: dataclasses.asdict(u) for m, u in self.usage_tracker.by_model.items()},
-            "summary": summary,
-            "pending_steering": steering,
+            "summary": conversation["summary"],
+            "pending_steering": conversation["pending_steering"],
         }
 
     @_instance_or_class_method
@@ -77,19 +69,17 @@ class StateMixin:
                 f"agent state version {version!r} is not supported (this release reads "
                 f"version {STATE_VERSION})"
             )
-        agent = cls(**agent_kwargs) if self is None else self
         history = state.get("history") or []
         if not isinstance(history, list) or not all(isinstance(m, dict) for m in history):
             raise StateVersionError("agent state 'history' must be a list of message dicts")
-        agent._history = copy.deepcopy(history)
+        stored = state.get("usage") or {}
+        usage = [(model, _stored_usage(model, data)) for model, data in stored.items()]
+        agent = cls(**agent_kwargs) if self is None else self
         agent.usage_tracker.reset()
-        for model, usage in (state.get("usage") or {}).items():
-            agent.usage_tracker.add(model, _stored_usage(model, usage))
-        with agent._memory_lock:
-            agent._summary = state.get("summary")
-        with agent._steering_lock:
-            agent._steering_queue.clear()
-            agent._steering_queue.extend(str(t) for t in state.get("pending_steering") or [])
+        for model, record in usage:
+            agent.usage_tracker.add(model, record)
+        steering = [str(t) for t in state.get("pending_steering") or []]
+        agent._conversation.load(history, state.get("summary"), steering)
         return agent
 
 

@@ -1,12 +1,11 @@
-"""StructuredOutputMixin: ``output_pydantic=Model`` and ``output_json=schema`` answers.
+"""Structured answers: ``output_pydantic=Model`` and ``output_json=schema``.
 
 When the model supports response schemas (per LiteLLM) the native
 ``response_format`` is sent; otherwise the schema goes into the system prompt.
 Either way the answer is extracted (bare or fenced JSON) and validated; a
 failure goes back to the model with the errors, up to ``output_retries``
 times, then :class:`OutputValidationError` carries the last raw answer.
-
-Uses from ``self``: ``output_retries``.
+Turn assembly calls :func:`answer_policy`.
 """
 
 from __future__ import annotations
@@ -114,41 +113,39 @@ def schema_instruction(spec: OutputSpec) -> str:
     )
 
 
-class StructuredOutputMixin:
-    output_retries: int
+def answer_policy(
+    output_pydantic: Any, output_json: Any, retries: int, features: ModelFeatures
+) -> tuple[AnswerCheck | None, dict[str, Any], str]:
+    """(answer check, extra call params, system-prompt addition) for a turn asking for
+    ``output_pydantic`` or ``output_json``, retrying a failed validation ``retries`` times."""
+    spec = output_spec(output_pydantic, output_json)
+    if spec is None:
+        return None, {}, ""
+    retries_left = [retries]
 
-    def _answer_policy(
-        self, options: dict[str, Any], features: ModelFeatures
-    ) -> tuple[AnswerCheck | None, dict[str, Any], str]:
-        """(answer check, extra call params, system-prompt addition) for the turn."""
-        spec = output_spec(options.get("output_pydantic"), options.get("output_json"))
-        if spec is None:
-            return None, {}, ""
-        retries_left = [self.output_retries]
+    def check(answer: str, ask: Ask) -> Accept | Revise:
+        try:
+            return Accept(spec.validate(answer))
+        except ValueError as exc:
+            if retries_left[0] <= 0:
+                raise OutputValidationError(
+                    f"the answer did not validate against {spec.name}:\n{exc}",
+                    raw_output=answer,
+                    errors=str(exc),
+                ) from exc
+            retries_left[0] -= 1
+            return Revise(
+                f"Your answer did not match the required schema:\n{exc}\n"
+                "Answer again with only the corrected JSON."
+            )
 
-        def check(answer: str, ask: Ask) -> Accept | Revise:
-            try:
-                return Accept(spec.validate(answer))
-            except ValueError as exc:
-                if retries_left[0] <= 0:
-                    raise OutputValidationError(
-                        f"the answer did not validate against {spec.name}:\n{exc}",
-                        raw_output=answer,
-                        errors=str(exc),
-                    ) from exc
-                retries_left[0] -= 1
-                return Revise(
-                    f"Your answer did not match the required schema:\n{exc}\n"
-                    "Answer again with only the corrected JSON."
-                )
-
-        params: dict[str, Any] = {}
-        if features.response_schema:
-            params["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": _schema_name(spec.name), "schema": spec.schema},
-            }
-        return check, params, schema_instruction(spec)
+    params: dict[str, Any] = {}
+    if features.response_schema:
+        params["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": _schema_name(spec.name), "schema": spec.schema},
+        }
+    return check, params, schema_instruction(spec)
 
 
 def _schema_name(name: str) -> str:

@@ -1,13 +1,16 @@
-"""ToolExecutionMixin: which tools a turn offers, and the runner that executes them.
+"""Toolset: the agent's tool registry, and ToolExecutionMixin, its adapter (``agent.tools``).
 
-Uses from ``self``: ``_tool_registry``, ``execution``, ``deps``, ``approval``.
+The registry is built from ``Agent(tools=...)`` once; a turn offers it, or the
+call's own ``tools=`` list instead, and runs the calls through a
+:class:`~praisonlike.tools.executor.TurnTools` made for that turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from praisonlike.agent.parts import HasParts
 from praisonlike.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -17,42 +20,55 @@ if TYPE_CHECKING:
     from praisonlike.tools.executor import Approver, TurnTools
 
 
-class ToolExecutionMixin:
-    _tool_registry: ToolRegistry
-    execution: ExecutionConfig
-    deps: Any
-    approval: Approver | None
-    _hook_runner: HookRunner
+class Toolset:
+    """The agent's own tools (a :class:`ToolRegistry`); raises what the registry raises."""
+
+    def __init__(self, tools: Iterable[Any]) -> None:
+        self.registry = ToolRegistry(tools)
+
+    def for_call(self, tools: Sequence[Any] | None) -> ToolRegistry:
+        """``None``: the agent's tools; a list (even empty) replaces them for the call."""
+        return self.registry if tools is None else ToolRegistry(tools)
+
+    def close(self) -> None:
+        """Close the tool providers that can be closed (MCP servers)."""
+        for provider in self.registry.providers:
+            closer = getattr(provider, "close", None)
+            if callable(closer):
+                closer()
+
+
+def turn_tools(
+    registry: ToolRegistry,
+    *,
+    run_id: str,
+    deps: Any,
+    owner: Any,
+    cancel: CancelToken | None,
+    execution: ExecutionConfig,
+    approval: Approver | None,
+    hooks: HookRunner,
+) -> TurnTools:
+    """The runner of one turn's tool calls (``owner`` is ``RunContext.agent``)."""
+    from praisonlike.tools.executor import TurnTools
+
+    return TurnTools(
+        registry,
+        run_id=run_id,
+        deps=deps,
+        agent=owner,
+        cancel=cancel,
+        tool_timeout=execution.tool_timeout,
+        result_limit=execution.tool_result_limit,
+        approver=approval,
+        hooks=hooks,
+    )
+
+
+class ToolExecutionMixin(HasParts):
+    """``agent.tools``: an adapter over the agent's :class:`Toolset`."""
 
     @property
     def tools(self) -> list[str]:
         """The names of the agent's tools, in the order they are offered."""
-        return list(self._tool_registry.names)
-
-    def _registry_for_call(self, tools: Sequence[Any] | None) -> ToolRegistry:
-        """``None`` inherits the agent's tools; a list (even empty) replaces them for the call."""
-        if tools is None:
-            return self._tool_registry
-        return ToolRegistry(tools)
-
-    def _turn_tools(
-        self,
-        registry: ToolRegistry,
-        *,
-        run_id: str,
-        deps: Any,
-        cancel: CancelToken | None,
-    ) -> TurnTools:
-        from praisonlike.tools.executor import TurnTools
-
-        return TurnTools(
-            registry,
-            run_id=run_id,
-            deps=self.deps if deps is None else deps,
-            agent=self,
-            cancel=cancel,
-            tool_timeout=self.execution.tool_timeout,
-            result_limit=self.execution.tool_result_limit,
-            approver=self.approval,
-            hooks=self._hook_runner,
-        )
+        return list(self._parts.tools.registry.names)

@@ -1,0 +1,239 @@
+"""Turn assembly: the loop's input from the spec, conversation, parts and options.
+
+:func:`assemble_turn` is the whole of opening a turn: it checks the prompt,
+loads the session on its first turn, expands a ``/skill`` invocation, picks
+the models and tools, builds the system prompt and messages, the answer
+checks, and returns a :class:`~praisonlike.agent.turn.Turn` holding the
+:class:`~praisonlike.llm.turn_spec.TurnSpec`. It changes nothing in the
+conversation but recording the turn's cancel token as running. It needs no
+Agent: a test calls it with an :class:`AgentSpec`, a :class:`Conversation`
+and :meth:`AgentParts.build`'s parts.
+
+:func:`close_turn` ends the turn: it records it in the session, starts the
+summary update, and commits to the conversation (the new messages when it
+succeeded; the steering it took back to the queue when it failed), then
+raises the turn's typed error if it failed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from praisonlike.agent.turn import Turn, check_prompt
+from praisonlike.cancellation import CancelToken
+from praisonlike.errors import UnsupportedInputError
+from praisonlike.run_enums import TerminationReason, ToolMode
+
+if TYPE_CHECKING:
+    from praisonlike.agent.conversation import Conversation
+    from praisonlike.agent.parts import AgentParts
+    from praisonlike.agent.spec import AgentSpec
+    from praisonlike.llm.capabilities import ModelFeatures
+    from praisonlike.llm.usage import UsageTracker
+    from praisonlike.result import RunResult
+
+Images = Sequence[str | Path | bytes] | None
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The options of one turn, as the five entry points take them.
+
+    ``tools=None`` offers the agent's tools, a list (even empty) replaces
+    them; ``deps=None`` uses the agent's ``deps``; ``cancel_token=None`` makes
+    a fresh one; ``output_pydantic`` / ``output_json`` ask for a structured
+    answer; ``stream`` streams the model's text.
+    """
+
+    tools: Sequence[Any] | None = None
+    images: Images = None
+    deps: Any = None
+    cancel_token: CancelToken | None = None
+    output_pydantic: type[Any] | None = None
+    output_json: dict[str, Any] | None = None
+    stream: bool = False
+
+
+def assemble_turn(
+    prompt: Any,
+    options: RunOptions,
+    spec: AgentSpec,
+    conversation: Conversation,
+    parts: AgentParts,
+    usage_tracker: UsageTracker,
+    owner: Any = None,
+) -> Turn:
+    """Open one turn of ``prompt`` (see the module); ``owner`` is what hooks and
+    tools see as the agent (``HookContext.agent``, ``RunContext.agent``).
+
+    Raises InvalidInputError for a prompt that is not valid text,
+    UnsupportedInputError for images the model cannot take, and what loading
+    the session, the skills or the rules files raises.
+    """
+    from praisonlike.agent.guardrails import output_guardrail_check, preset_answer
+    from praisonlike.agent.memory import summary_prompt
+    from praisonlike.agent.prompt import full_prompt, prefix_messages
+    from praisonlike.agent.reflection import reflection_check
+    from praisonlike.agent.structured_output import answer_policy
+    from praisonlike.agent.tool_execution import turn_tools
+    from praisonlike.events import RunStarted
+    from praisonlike.llm.accounting import RunAccounting
+    from praisonlike.llm.answer_checks import chain_checks
+    from praisonlike.llm.capabilities import model_features
+    from praisonlike.llm.dispatcher import Dispatcher
+    from praisonlike.llm.turn_spec import TurnSpec
+    from praisonlike.run_ids import new_run_id
+
+    query = check_prompt(prompt)
+    started_at = time.monotonic()
+    models = parts.models.for_turn(spec.llm_config, spec.fallback_models)
+    primary = models[0]
+    parts.session.prepare(
+        conversation, parts.contexts.counter(spec.context_config, primary.model).count_message
+    )
+    run_id = new_run_id()
+    folders = spec.skill_folders
+    text, skill, extra_events, allowed_tools = parts.skills.expand(folders, query, run_id)
+
+    features = model_features(primary.model, primary.features)
+    registry = parts.tools.for_call(options.tools)
+    registry = parts.skills.with_load_skill(folders, registry, keep=options.tools is None)
+    if allowed_tools is not None:
+        registry = registry.subset(allowed_tools)
+    tool_mode = ToolMode.NATIVE if features.native_tool_calls else ToolMode.REACT
+    schemas = registry.schemas()
+
+    user_message = _user_message(text, options.images, features, primary.model)
+    structured, params, instruction = answer_policy(
+        options.output_pydantic, options.output_json, spec.output_retries, features
+    )
+    checks = [
+        structured,
+        output_guardrail_check(spec.guardrails) if spec.guardrails else None,
+        reflection_check(spec.reflection, spec.llm_config, text, run_id),
+    ]
+    memory = summary_prompt(spec.memory_config, conversation.summary)
+    per_turn = "\n\n".join(p for p in (memory, instruction) if p)
+    stable = parts.prompts.stable(spec, parts.skills.catalogue(folders), tool_mode, schemas)
+    prefix = prefix_messages(
+        spec.use_system_prompt, full_prompt(stable, per_turn), conversation.history_for_turn()
+    )
+
+    steering_taken: list[str] = []
+    cancel = options.cancel_token or CancelToken()
+
+    def drain_steering() -> list[str]:
+        texts = [*conversation.drain_steering(), *parts.session.poll(cancel)]
+        steering_taken.extend(texts)
+        return texts
+
+    limit = spec.execution.max_execution_time
+    turn_spec = TurnSpec(
+        run_id=run_id,
+        models=models,
+        prefix=prefix,
+        new_messages=[user_message],
+        tools=schemas,
+        tool_mode=tool_mode,
+        stream=options.stream,
+        max_iterations=spec.max_iterations,
+        execution=spec.execution,
+        accounting=RunAccounting(usage_tracker, spec.execution, spec.model_prices),
+        context=parts.contexts.for_model(spec.context_config, primary.model),
+        hooks=parts.hooks,
+        agent=owner,
+        prompt=query,
+        deadline=None if limit is None else started_at + limit,
+        cancel=cancel,
+        drain_steering=drain_steering,
+        answer_check=chain_checks([c for c in checks if c is not None]),
+        preset_answer=preset_answer(spec.guardrails, query),
+        skill=skill,
+        call_params=params,
+        started=started_at,
+    )
+    runner = turn_tools(
+        registry,
+        run_id=run_id,
+        deps=spec.deps if options.deps is None else options.deps,
+        owner=owner,
+        cancel=cancel,
+        execution=spec.execution,
+        approval=spec.approval,
+        hooks=parts.hooks,
+    )
+    started = RunStarted(
+        run_id=run_id, agent_name=spec.name, model=primary.model, prompt=query, tool_mode=tool_mode
+    )
+    recorder = parts.session.recorder()
+    conversation.start_turn(cancel)
+    return Turn(
+        spec=turn_spec,
+        dispatcher=Dispatcher(turn_spec, runner, parts.hooks),
+        started=started,
+        cancel=cancel,
+        prompt=query,
+        extra_events=extra_events,
+        observers=[*([recorder] if recorder else []), *parts.observers.of(spec)],
+        steering_taken=steering_taken,
+        recorder=recorder,
+    )
+
+
+def close_turn(
+    turn: Turn,
+    spec: AgentSpec,
+    conversation: Conversation,
+    parts: AgentParts,
+    usage_tracker: UsageTracker,
+) -> RunResult:
+    """End a turn whose events were consumed (see the module); returns its result
+    or raises its typed error."""
+    outcome = turn.outcome
+    result = outcome.result
+    failed = outcome.error is not None
+    parts.session.record(turn.prompt, result, failed, turn.recorder)
+    config = spec.memory_config
+    if (
+        turn.recorder is not None
+        and config is not None
+        and config.long_term
+        and not failed
+        and result.termination_reason is not TerminationReason.GUARDRAIL_BLOCKED
+    ):
+        from praisonlike.agent.memory import update_summary
+
+        exchange = (turn.prompt, result.text, result.run_id)
+        parts.session.in_background(
+            lambda: update_summary(spec, parts, usage_tracker, conversation, exchange)
+        )
+    new_messages = None if failed else outcome.new_messages
+    conversation.close_turn(turn.cancel, result, new_messages, turn.steering_taken)
+    if outcome.error is not None:
+        raise outcome.error
+    return result
+
+
+def abandon_turn(turn: Turn, conversation: Conversation) -> None:
+    """The caller stopped consuming events: cancel the turn, keep history as it was."""
+    turn.cancel.cancel("the caller stopped consuming the turn's events")
+    conversation.abandon_turn(turn.cancel)
+
+
+def _user_message(
+    prompt: str, images: Images, features: ModelFeatures, model: str
+) -> dict[str, Any]:
+    if not images:
+        return {"role": "user", "content": prompt}
+    if not features.vision:
+        raise UnsupportedInputError(
+            f"model {model!r} does not accept images (per LiteLLM's model map); use a "
+            "vision model or LLMConfig(features={'vision': True})"
+        )
+    from praisonlike.agent.images import user_message_with_images
+
+    return user_message_with_images(prompt, images)
