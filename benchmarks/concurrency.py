@@ -266,7 +266,7 @@ def main() -> None:
     with ServerProcess() as server, ExitStack() as stack:
         worker = None
         if isinstance(praisonai, PraisonAI):
-            worker = stack.enter_context(Worker(praisonai, server))
+            worker = stack.enter_context(Worker(praisonai, server.url))
         plain = PlainTurn(server.llm_config(), capture_request(make_agent, PROMPT))
         load = machine_load()
         rows = measure_async(server, plain, args.turns, args.rounds, waits, worker)

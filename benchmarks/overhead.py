@@ -356,7 +356,7 @@ def main() -> None:
         with ExitStack() as stack:
             worker = None
             if isinstance(praisonai, PraisonAI):
-                worker = stack.enter_context(Worker(praisonai, server))
+                worker = stack.enter_context(Worker(praisonai, server.url))
             ok, figures = measure_repeated(server, plain, args.turns, args.rounds, worker)
         load = f"load average {load} at the start, {machine_load()} at the end"
         print(f"per-turn run: {load}")

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from served import ServerProcess, bench_env
+from served import bench_env
 
 HERE = Path(__file__).resolve().parent
 VENV = HERE / ".venv-praisonai"
@@ -84,11 +84,12 @@ def absent(reason: str) -> str:
 
 
 class Worker:
-    """A running ``praisonai_worker.py serve`` on ``server``; use as a context manager."""
+    """A running ``praisonai_worker.py serve`` on the server at ``url`` (its ``/v1``);
+    use as a context manager."""
 
-    def __init__(self, praisonai: PraisonAI, server: ServerProcess) -> None:
+    def __init__(self, praisonai: PraisonAI, url: str) -> None:
         self._praisonai = praisonai
-        self._server = server
+        self._url = url
         self._process: subprocess.Popen[str] | None = None
         self._cwd: tempfile.TemporaryDirectory[str] | None = None
 
@@ -99,7 +100,7 @@ class Worker:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
-            env=self._praisonai.env(self._server.url),
+            env=self._praisonai.env(self._url),
             cwd=self._cwd.name,
         )
         ready = self._read()
