@@ -3,8 +3,10 @@
 :func:`assemble_turn` is the whole of opening a turn: it checks the prompt,
 loads the session on its first turn, expands a ``/skill`` invocation, picks
 the models and tools, builds the system prompt and messages, the answer
-checks, and returns a :class:`~praisonlike.agent.turn.Turn` holding the
-:class:`~praisonlike.llm.turn_spec.TurnSpec`. It changes nothing in the
+checks, and returns an :class:`AssembledTurn`: the
+:class:`~praisonlike.llm.run.Run` (the :class:`~praisonlike.llm.turn_spec.TurnSpec`,
+the tool pipeline, the ``run_started`` and skill events it opens with, the
+observers) and what closing it needs. It changes nothing in the
 conversation but recording the turn's cancel token as running. It needs no
 Agent: a test calls it with an :class:`AgentSpec`, a :class:`Conversation`
 and :meth:`AgentParts.build`'s parts.
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from praisonlike.agent.turn import Turn, check_prompt
+from praisonlike.agent.turn import check_prompt
 from praisonlike.cancellation import CancelToken
 from praisonlike.errors import UnsupportedInputError
 from praisonlike.run_enums import TerminationReason, ToolMode
@@ -33,7 +35,9 @@ if TYPE_CHECKING:
     from praisonlike.agent.parts import AgentParts
     from praisonlike.agent.spec import AgentSpec
     from praisonlike.llm.capabilities import ModelFeatures
+    from praisonlike.llm.run import Run
     from praisonlike.llm.usage import UsageTracker
+    from praisonlike.memory.step_recorder import StepRecorder
     from praisonlike.result import RunResult
 
 Images = Sequence[str | Path | bytes] | None
@@ -58,6 +62,18 @@ class RunOptions:
     stream: bool = False
 
 
+@dataclass(frozen=True)
+class AssembledTurn:
+    """An opened turn: iterate ``run.events()`` or ``run.aevents()`` once, then
+    :func:`close_turn` it (or :func:`abandon_turn` it if the caller stopped early)."""
+
+    run: Run
+    steering_taken: list[str]
+    """The steering texts the turn took (a failed turn gives them back)."""
+    recorder: StepRecorder | None = None
+    """The session's step recorder, one of ``run.observers`` (None without a store)."""
+
+
 def assemble_turn(
     prompt: Any,
     options: RunOptions,
@@ -66,7 +82,7 @@ def assemble_turn(
     parts: AgentParts,
     usage_tracker: UsageTracker,
     owner: Any = None,
-) -> Turn:
+) -> AssembledTurn:
     """Open one turn of ``prompt`` (see the module); ``owner`` is what hooks and
     tools see as the agent (``HookContext.agent``, ``RunContext.agent``).
 
@@ -84,7 +100,7 @@ def assemble_turn(
     from praisonlike.llm.accounting import RunAccounting
     from praisonlike.llm.answer_checks import chain_checks
     from praisonlike.llm.capabilities import model_features
-    from praisonlike.llm.dispatcher import Dispatcher
+    from praisonlike.llm.run import Run
     from praisonlike.llm.turn_spec import TurnSpec
     from praisonlike.run_ids import new_run_id
 
@@ -145,7 +161,6 @@ def assemble_turn(
         accounting=RunAccounting(usage_tracker, spec.execution, spec.model_prices),
         context=parts.contexts.for_model(spec.context_config, primary.model),
         hooks=parts.hooks,
-        agent=owner,
         prompt=query,
         deadline=None if limit is None else started_at + limit,
         cancel=cancel,
@@ -171,21 +186,18 @@ def assemble_turn(
     )
     recorder = parts.session.recorder()
     conversation.start_turn(cancel)
-    return Turn(
-        spec=turn_spec,
-        dispatcher=Dispatcher(turn_spec, runner, parts.hooks),
-        started=started,
-        cancel=cancel,
-        prompt=query,
-        extra_events=extra_events,
+    run = Run(
+        turn_spec,
+        runner,
+        owner=owner,
+        opening=[started, *extra_events],
         observers=[*([recorder] if recorder else []), *parts.observers.of(spec)],
-        steering_taken=steering_taken,
-        recorder=recorder,
     )
+    return AssembledTurn(run, steering_taken, recorder)
 
 
 def close_turn(
-    turn: Turn,
+    turn: AssembledTurn,
     spec: AgentSpec,
     conversation: Conversation,
     parts: AgentParts,
@@ -193,10 +205,14 @@ def close_turn(
 ) -> RunResult:
     """End a turn whose events were consumed (see the module); returns its result
     or raises its typed error."""
-    outcome = turn.outcome
+    outcome = turn.run.outcome
+    if outcome is None:
+        raise RuntimeError("the turn was closed before its events were consumed")
     result = outcome.result
+    query, cancel = turn.run.spec.prompt, turn.run.spec.cancel
+    assert cancel is not None
     failed = outcome.error is not None
-    parts.session.record(turn.prompt, result, failed, turn.recorder)
+    parts.session.record(query, result, failed, turn.recorder)
     config = spec.memory_config
     if (
         turn.recorder is not None
@@ -207,21 +223,23 @@ def close_turn(
     ):
         from praisonlike.agent.memory import update_summary
 
-        exchange = (turn.prompt, result.text, result.run_id)
+        exchange = (query, result.text, result.run_id)
         parts.session.in_background(
             lambda: update_summary(spec, parts, usage_tracker, conversation, exchange)
         )
     new_messages = None if failed else outcome.new_messages
-    conversation.close_turn(turn.cancel, result, new_messages, turn.steering_taken)
+    conversation.close_turn(cancel, result, new_messages, turn.steering_taken)
     if outcome.error is not None:
         raise outcome.error
     return result
 
 
-def abandon_turn(turn: Turn, conversation: Conversation) -> None:
+def abandon_turn(turn: AssembledTurn, conversation: Conversation) -> None:
     """The caller stopped consuming events: cancel the turn, keep history as it was."""
-    turn.cancel.cancel("the caller stopped consuming the turn's events")
-    conversation.abandon_turn(turn.cancel)
+    cancel = turn.run.spec.cancel
+    assert cancel is not None
+    cancel.cancel("the caller stopped consuming the turn's events")
+    conversation.abandon_turn(cancel)
 
 
 def _user_message(

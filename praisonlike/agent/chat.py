@@ -26,6 +26,7 @@ from collections.abc import AsyncGenerator, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from praisonlike.agent.assembly import (
+    AssembledTurn,
     Images,
     RunOptions,
     abandon_turn,
@@ -35,32 +36,31 @@ from praisonlike.agent.assembly import (
 from praisonlike.agent.parts import HasParts
 
 if TYPE_CHECKING:
-    from praisonlike.agent.turn import Turn
     from praisonlike.cancellation import CancelToken
     from praisonlike.events import Event
     from praisonlike.result import RunResult
 
 
 class ChatMixin(HasParts):
-    def _open(self, prompt: Any, options: RunOptions) -> Turn:
+    def _open(self, prompt: Any, options: RunOptions) -> AssembledTurn:
         return assemble_turn(
             prompt, options, self.spec, self._conversation, self._parts, self.usage_tracker, self
         )
 
-    def _close(self, turn: Turn) -> RunResult:
+    def _close(self, turn: AssembledTurn) -> RunResult:
         return close_turn(turn, self.spec, self._conversation, self._parts, self.usage_tracker)
 
     def _run(self, prompt: Any, options: RunOptions) -> Any:
         with self._conversation.turn():
             turn = self._open(prompt, options)
-            for _ in turn.events():
+            for _ in turn.run.events():
                 pass
             return self._close(turn).output
 
     async def _arun(self, prompt: Any, options: RunOptions) -> Any:
         async with self._conversation.aturn():
             turn = self._open(prompt, options)
-            async for _ in turn.aevents():
+            async for _ in turn.run.aevents():
                 pass
             return self._close(turn).output
 
@@ -68,7 +68,7 @@ class ChatMixin(HasParts):
         with self._conversation.turn():
             turn = self._open(prompt, options)
             try:
-                yield from turn.events()
+                yield from turn.run.events()
             except GeneratorExit:
                 abandon_turn(turn, self._conversation)
                 raise
@@ -78,7 +78,7 @@ class ChatMixin(HasParts):
         async with self._conversation.aturn():
             turn = self._open(prompt, options)
             try:
-                async for event in turn.aevents():
+                async for event in turn.run.aevents():
                     yield event
             except GeneratorExit:
                 abandon_turn(turn, self._conversation)

@@ -46,7 +46,7 @@ def test_the_loop_input_is_made_from_spec_history_and_options() -> None:
     turn = assemble_turn(
         "hi", RunOptions(cancel_token=cancel), spec, conversation, parts, UsageTracker()
     )
-    loop_input = turn.spec
+    loop_input = turn.run.spec
     system, *history = loop_input.prefix
     assert system["role"] == "system" and system["content"].startswith("Be brief.")
     assert [m["content"] for m in history] == ["a", "b"]
@@ -54,7 +54,9 @@ def test_the_loop_input_is_made_from_spec_history_and_options() -> None:
     assert [t["function"]["name"] for t in loop_input.tools] == ["add"]
     assert loop_input.max_iterations == 3 and loop_input.stream is False
     assert loop_input.cancel is cancel and conversation.running() == [cancel]
-    assert turn.started.prompt == "hi" and turn.started.run_id == loop_input.run_id
+    started = turn.run.opening[0]
+    assert started.type == "run_started" and started.run_id == loop_input.run_id
+    assert turn.run.owner is None
     assert len(conversation.history()) == 2
 
 
@@ -62,7 +64,7 @@ def test_call_options_replace_tools_and_ask_for_a_structured_answer() -> None:
     spec, conversation, parts = parts_of(tools=[function_tool(add)])
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "title": "N"}
     options = RunOptions(tools=[], output_json=schema, stream=True)
-    loop_input = assemble_turn("hi", options, spec, conversation, parts, UsageTracker()).spec
+    loop_input = assemble_turn("hi", options, spec, conversation, parts, UsageTracker()).run.spec
     assert loop_input.tools == [] and loop_input.stream is True
     assert "## Answer format" in loop_input.prefix[0]["content"]
     assert loop_input.answer_check is not None
@@ -70,7 +72,9 @@ def test_call_options_replace_tools_and_ask_for_a_structured_answer() -> None:
 
 def test_without_a_system_role_the_prompt_is_a_first_user_message() -> None:
     spec, conversation, parts = parts_of(use_system_prompt=False)
-    loop_input = assemble_turn("hi", RunOptions(), spec, conversation, parts, UsageTracker()).spec
+    loop_input = assemble_turn(
+        "hi", RunOptions(), spec, conversation, parts, UsageTracker()
+    ).run.spec
     assert [m["role"] for m in loop_input.prefix] == ["user", "assistant"]
     assert loop_input.prefix[1]["content"] == "Understood."
 
@@ -81,7 +85,7 @@ def test_input_review_presets_the_answer() -> None:
     )
     loop_input = assemble_turn(
         "my PASSWORD", RunOptions(), spec, conversation, parts, UsageTracker()
-    ).spec
+    ).run.spec
     assert loop_input.preset_answer == "no"
 
 
@@ -97,7 +101,7 @@ def test_a_turn_run_and_closed_commits_to_the_conversation() -> None:
     tracker = UsageTracker()
     conversation.steer("also this")
     turn = assemble_turn("hi", RunOptions(), spec, conversation, parts, tracker)
-    events = [event.type for event in turn.events()]
+    events = [event.type for event in turn.run.events()]
     assert events[0] == "run_started" and events[-1] == "run_finished"
     result = close_turn(turn, spec, conversation, parts, tracker)
     assert result.termination_reason is TerminationReason.COMPLETED
@@ -110,7 +114,7 @@ def test_a_failed_turn_leaves_history_and_gives_its_steering_back() -> None:
     spec, conversation, parts = parts_of(llm=FunctionModel(fail))
     conversation.steer("steer")
     turn = assemble_turn("hi", RunOptions(), spec, conversation, parts, UsageTracker())
-    for _ in turn.events():
+    for _ in turn.run.events():
         pass
     with pytest.raises(Exception, match="the model broke"):
         close_turn(turn, spec, conversation, parts, UsageTracker())
