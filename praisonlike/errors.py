@@ -3,7 +3,7 @@
 Every failure of a turn surfaces as a subclass of :class:`PraisonlikeError`;
 no public call returns ``None`` or an empty string to mean failure. LLM errors
 carry the model, the provider's status code and message, and whether the
-dispatcher retried before giving up, so callers can act without parsing text.
+turn retried before giving up, so callers can act without parsing text.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class LLMError(PraisonlikeError):
         model: the model the failing call was sent to, when known.
         status_code: the provider's HTTP status, when there was one.
         provider_message: the provider's own error text, redacted of secrets.
-        retried: how many times the dispatcher retried before raising.
+        retried: how many times the turn retried the call before raising.
         endpoint: where the failing request went, as ``scheme://host:port`` (never
             credentials, path or query), when known.
         kind: the classification (see :class:`praisonlike.llm.errors.ErrorKind`).

@@ -1,1 +1,1 @@
-"""Model calls: the dispatcher and tool loop, recovery, usage and cost, capabilities."""
+"""Model calls: the run and its tool loop, recovery, usage and cost, capabilities."""

@@ -155,7 +155,7 @@ def warmup(*, litellm: bool = True) -> None:
 
 TURN_MODULES = (
     "praisonlike.events",
-    "praisonlike.llm.dispatcher",
+    "praisonlike.llm.run",
     "praisonlike.context.manager",
     "praisonlike.context.seam",
     "praisonlike.tools.executor",

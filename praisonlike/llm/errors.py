@@ -3,7 +3,7 @@
 :func:`classify_llm_error` never raises and never returns ``None``: whatever it is
 given (a LiteLLM exception, an ``httpx``/``openai``/``aiohttp`` error, a plain
 ``TimeoutError``, an exception that only carries a status code or a message) it
-answers with an :class:`ErrorClass` that tells the dispatcher whether to retry,
+answers with an :class:`ErrorClass` that tells the tool loop whether to retry,
 how long the provider asked it to wait, whether compressing the context could
 help, and whether a fallback model is worth trying. The stages, first match wins:
 

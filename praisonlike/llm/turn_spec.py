@@ -66,7 +66,6 @@ class TurnSpec:
     accounting: RunAccounting
     context: ContextSeam
     hooks: HookSeam | None = None
-    agent: Any = None  # deprecated: the loop reads Run.owner (the Dispatcher alias copies it)
     prompt: str = ""
     deadline: float | None = None
     cancel: CancelToken | None = None
