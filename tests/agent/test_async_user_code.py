@@ -8,36 +8,15 @@ instead of failing it.
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
+from own_loop import run_on_own_loop
 
 from praisonlike import Agent
 from praisonlike.agent.guardrails import GuardrailConfig, GuardrailResult
 from praisonlike.hooks import HookContext, HookEvent
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
-
-BOUND = 30.0
-
-
-def run_on_own_loop(main: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(asyncio.wait_for(main(), BOUND))
-        except BaseException as exc:
-            box["error"] = exc
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(BOUND * 1.5)
-    assert not thread.is_alive(), "achat blocked its own event loop"
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 class Releaser:

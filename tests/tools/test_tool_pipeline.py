@@ -10,36 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
+from own_loop import BOUND, run_on_own_loop
 
 from praisonlike import Agent, tool
 from praisonlike.errors import RunCancelled, ToolError
 from praisonlike.hooks import HookContext, HookEvent, HookResult
 from praisonlike.result import TerminationReason
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
-
-BOUND = 30.0
-
-
-def on_own_loop(main: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(asyncio.wait_for(main(), BOUND))
-        except BaseException as exc:
-            box["error"] = exc
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(BOUND * 1.5)
-    assert not thread.is_alive(), "achat blocked its own event loop"
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 @tool(requires_approval=True)
@@ -79,7 +59,7 @@ def test_a_blocking_approver_runs_off_the_event_loop_under_achat(
         assert threads and threads[0] is not loop_thread
         return output
 
-    assert on_own_loop(main) == "done"
+    assert run_on_own_loop(main) == "done"
     assert tool_messages(server) == ["deleted /tmp/a"]
 
 
@@ -109,7 +89,7 @@ def test_an_async_approver_is_awaited_on_the_callers_loop(
         assert loops == [asyncio.get_running_loop()]
         return output
 
-    assert on_own_loop(main) == "done"
+    assert run_on_own_loop(main) == "done"
     assert tool_messages(server) == ["deleted /tmp/b"]
 
 
@@ -167,7 +147,7 @@ def test_parallel_safe_calls_run_at_once_with_their_hooks(
         hooks={HookEvent.BEFORE_TOOL: hello, HookEvent.AFTER_TOOL: shout},
     )
     if way == "achat":
-        assert on_own_loop(lambda: agent.achat("go")) == "done"
+        assert run_on_own_loop(lambda: agent.achat("go")) == "done"
     else:
         assert agent.chat("go") == "done"
     assert tool_messages(server) == ["MET DEAR A", "MET DEAR B"]
@@ -213,7 +193,7 @@ def test_cancelling_achat_stops_waiting_for_user_code_at_once(
     canceller.start()
     try:
         with pytest.raises(RunCancelled):
-            on_own_loop(lambda: agent.achat("go"))
+            run_on_own_loop(lambda: agent.achat("go"))
         assert returned == []  # the turn ended while the user code was still waiting
     finally:
         release.set()
