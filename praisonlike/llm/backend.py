@@ -93,6 +93,19 @@ def load_openai() -> ModuleType:
     return _openai
 
 
+def settle_httpx() -> None:
+    """Wait while another thread is importing ``httpx`` (LiteLLM's import brings it).
+
+    The openai SDK reads ``sys.modules["httpx"]`` when it builds a client or a
+    request; a module another thread is still initialising there has no
+    attributes yet. Importing it here blocks on that module's import lock until
+    it is complete; when no import is under way this is a dictionary lookup.
+    """
+    module = sys.modules.get("httpx")
+    if module is not None and getattr(getattr(module, "__spec__", None), "_initializing", False):
+        importlib.import_module("httpx")
+
+
 def load_litellm() -> ModuleType:
     """Import LiteLLM once (thread-safe) and return the module."""
     global _module

@@ -120,6 +120,7 @@ def _credentials(command: CallModel) -> tuple[str, str]:
 def complete(command: CallModel) -> Any:
     """Send ``command`` and block for the response (a chunk iterator when streamed)."""
     key = _credentials(command)
+    backend.settle_httpx()
     client: Any = _sync_clients.get(key)
     if client is None:
         with _lock:
@@ -144,6 +145,7 @@ async def acomplete(command: CallModel) -> Any:
     import asyncio
 
     key = _credentials(command)
+    backend.settle_httpx()
     loop = asyncio.get_running_loop()
     clients = _async_clients.get(loop)
     client: Any = clients.get(key) if clients is not None else None
