@@ -91,8 +91,8 @@ class ServingMixin(HasParts):
         ``timeout`` (seconds) replaces a longer ``max_execution_time``.
         ``history`` (chat messages) is the conversation so far, for an agent
         without a session.
-        Hooks registered with ``agent.on(...)`` after construction are not
-        carried over: pass them as ``hooks=`` to serve them. A subclass whose
+        It runs this agent's hooks, those registered with ``agent.on(...)``
+        after construction included (the hook runner is shared). A subclass whose
         constructor does not take the Agent's keyword arguments raises
         :class:`~praisonlike.errors.ConfigurationError` here; it can override
         this method.
@@ -127,6 +127,7 @@ class ServingMixin(HasParts):
                 f"accept {', '.join(overrides)} as keyword arguments, or override "
                 f"agent_for_run ({exc})"
             ) from exc
+        agent._parts = dataclasses.replace(agent._parts, hooks=self._parts.hooks)
         if history:
             agent.load_state({"version": STATE_VERSION, "history": [dict(m) for m in history]})
             agent.usage_tracker = self.usage_tracker

@@ -13,6 +13,7 @@ from serve_support import Reader, Running, serving, sse_messages, stream_run, tu
 
 from praisonlike import Agent, ExecutionConfig
 from praisonlike.events import Event
+from praisonlike.hooks import HookContext, HookEvent
 from praisonlike.testing import Call, Delay, Fault, LocalLLMServer, Text, ToolCalls
 
 EVENTS: TypeAdapter[Any] = TypeAdapter(Event)
@@ -286,3 +287,23 @@ def test_retries_and_fallbacks_are_streamed_as_they_happen(server: LocalLLMServe
     finished = next(m.data for m in messages if m.event == "run_finished")
     assert finished["result"]["fallbacks"] == ["openai/other-model"]
     assert messages[-1].data["termination_reason"] == "completed"
+
+
+def test_a_hook_registered_with_on_after_construction_runs_in_served_runs(
+    server: LocalLLMServer,
+) -> None:
+    agent = make_agent(server)
+    seen: list[tuple[str, str | None]] = []
+
+    @agent.on(HookEvent.BEFORE_TOOL)
+    def audit(context: HookContext) -> None:
+        seen.append((context.event.value, context.tool_name))
+
+    server.add(ToolCalls([Call("get_weather", {"city": "Oslo"})]), Text("Sunny in Oslo."))
+    with serving(agent.to_asgi()) as running, running.client() as client:
+        response = client.post(
+            "/v1/runs", json={"input": "Oslo?", "session_id": "s-hook", "stream": False}
+        )
+    assert response.status_code == 200
+    assert response.json()["result"]["output"] == "Sunny in Oslo."
+    assert seen == [("before_tool", "get_weather")]
