@@ -6,7 +6,7 @@ from report import verdict
 from served import add
 
 from praisonlike import Agent, ExecutionConfig
-from praisonlike.llm import model_map
+from praisonlike.models import model_map
 
 PROMPT = "What is 1 + 2? Use the add tool."
 INSTRUCTIONS = "You are a calculator. Use the add tool for sums."

@@ -72,7 +72,7 @@ class PoolWaits(logging.Filter):
     @classmethod
     def install(cls) -> PoolWaits:
         """Attach a new counter to LiteLLM's logger (loads LiteLLM)."""
-        from praisonlike.llm.backend import load_litellm
+        from praisonlike.models.litellm_backend import load_litellm
 
         load_litellm()
         counter = cls()

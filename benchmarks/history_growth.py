@@ -166,7 +166,7 @@ def replayed_completion(server: ServerProcess) -> Iterator[None]:
     message is a tool result gets that turn's answer, any other its tool
     call. Nothing is sent and none of LiteLLM's code runs.
     """
-    from praisonlike.llm.backend import load_litellm
+    from praisonlike.models.litellm_backend import load_litellm
 
     litellm = load_litellm()
     real = litellm.completion

@@ -163,7 +163,7 @@ def main() -> None:
     if min(args.turns, args.same_prompt_turns) <= CHECKPOINT:
         parser.error(f"--turns and --same-prompt-turns must be above {CHECKPOINT}")
     print(f"memory: {machine()}")
-    from praisonlike.llm.backend import load_litellm
+    from praisonlike.models.litellm_backend import load_litellm
 
     load_litellm()
     tracemalloc.start()

@@ -2,7 +2,7 @@
 
 A one-tool turn (a tool call, then the answer: two requests) is repeated for
 ``agent.chat``, ``agent.achat`` and ``agent.iter_stream`` on the direct
-transport (an OpenAI-wire endpoint, see ``praisonlike.llm.transport``) and
+transport (an OpenAI-wire endpoint, see ``praisonlike.models.transport``) and
 judged against the plain openai SDK doing the same two requests (sync, async,
 streamed); the same three with ``transport="litellm"`` are judged against
 plain LiteLLM doing them. Where ``benchmarks/.venv-praisonai`` exists

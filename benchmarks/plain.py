@@ -39,7 +39,7 @@ def capture_request(make_agent: Callable[[dict[str, str]], Any], prompt: str) ->
 
 
 def _litellm() -> Any:
-    from praisonlike.llm.backend import load_litellm
+    from praisonlike.models.litellm_backend import load_litellm
 
     return load_litellm()
 

@@ -40,10 +40,10 @@ from tool_call_cases import CASES, CATEGORIES, Case, matches
 from praisonlike import Agent
 from praisonlike.errors import RunCancelled
 from praisonlike.events import ErrorEvent, LLMResponse, RunFinished, ToolCallEvent
-from praisonlike.llm.call_faults import find_call_fault
-from praisonlike.llm.config import ExecutionConfig, LLMConfig
-from praisonlike.llm.local import local_endpoint
-from praisonlike.llm.local.warm_server import endpoint_token
+from praisonlike.models.config import ExecutionConfig, LLMConfig
+from praisonlike.models.local import local_endpoint
+from praisonlike.models.local.warm_server import endpoint_token
+from praisonlike.react.call_faults import find_call_fault
 from praisonlike.tools.registry import ToolRegistry
 
 INSTRUCTIONS = "You are a helpful assistant."

@@ -15,7 +15,7 @@ from example_llm import example_llm
 from praisonlike import Agent, ContextConfig, ExecutionConfig
 from praisonlike.errors import BudgetExceededError
 from praisonlike.events import BudgetWarning, CompactionEvent
-from praisonlike.testing import Call, Response, Text, ToolCalls, Usage
+from praisonlike.testing import Call, ReportedUsage, Response, Text, ToolCalls
 
 PRICES = {
     "gpt-4o-mini": {"input": 10.0, "output": 30.0},
@@ -23,7 +23,7 @@ PRICES = {
 }
 """Made-up USD prices per million tokens, high enough for the budget to run out fast."""
 
-CALL_USAGE = Usage(prompt_tokens=1000, completion_tokens=100)
+CALL_USAGE = ReportedUsage(prompt_tokens=1000, completion_tokens=100)
 
 
 def read_chapter(number: int) -> str:

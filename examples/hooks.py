@@ -13,7 +13,7 @@ from example_llm import example_llm
 from praisonlike import Agent, ReflectionConfig
 from praisonlike.agent.guardrails import GuardrailConfig, GuardrailResult
 from praisonlike.events import ReflectionEvent
-from praisonlike.hooks import HookContext, HookEvent, HookResult
+from praisonlike.hooks import HookContext, HookPoint, HookResult
 from praisonlike.testing import Call, Response, Text, ToolCalls
 
 
@@ -66,11 +66,11 @@ def main() -> None:
             instructions="You are a careful finance assistant.",
             llm=llm,
             tools=[convert],
-            hooks={HookEvent.BEFORE_TOOL: before_tool, HookEvent.AFTER_TOOL: after_tool},
+            hooks={HookPoint.BEFORE_TOOL: before_tool, HookPoint.AFTER_TOOL: after_tool},
             guardrails=GuardrailConfig(input_keywords=["password"], output=no_promises),
         )
 
-        @agent.on(HookEvent.AFTER_LLM)
+        @agent.on(HookPoint.AFTER_LLM)
         def log_llm(ctx: HookContext) -> None:
             print(f"hook after_llm: model {ctx.model} answered")
 

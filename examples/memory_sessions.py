@@ -13,8 +13,7 @@ from pathlib import Path
 
 from example_llm import example_llm
 
-from praisonlike import Agent
-from praisonlike.agent.memory import MemoryConfig
+from praisonlike import Agent, MemoryConfig
 from praisonlike.memory import atomic_write_json, read_json
 from praisonlike.testing import RecordedRequest, Text
 

@@ -8,32 +8,33 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from praisonlike.lazy_exports import lazy_exports
+from praisonlike._runtime.lazy_exports import lazy_exports
 
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
     "Agent": "praisonlike.agent.agent",
-    "LLMConfig": "praisonlike.llm.config",
-    "ExecutionConfig": "praisonlike.llm.config",
+    "LLMConfig": "praisonlike.models.config",
+    "ExecutionConfig": "praisonlike.models.config",
     "ContextConfig": "praisonlike.context.config",
-    "CancelToken": "praisonlike.cancellation",
+    "CancelToken": "praisonlike._runtime.cancellation",
     "RunResult": "praisonlike.result",
     "TerminationReason": "praisonlike.result",
     "ToolCallRecord": "praisonlike.result",
     "ToolMode": "praisonlike.result",
-    "Usage": "praisonlike.llm.usage",
-    "UsageTracker": "praisonlike.llm.usage",
+    "Usage": "praisonlike.models.usage",
+    "UsageTracker": "praisonlike.models.usage",
     "RunContext": "praisonlike.tools.run_context",
     "FunctionTool": "praisonlike.tools.python_tool",
     "tool": "praisonlike.tools.python_tool",
-    "warmup": "praisonlike.llm.backend",
+    "warmup": "praisonlike.models.litellm_backend",
+    "HookPoint": "praisonlike.hooks",
     "HookEvent": "praisonlike.hooks",
     "HookContext": "praisonlike.hooks",
     "HookResult": "praisonlike.hooks",
     "GuardrailConfig": "praisonlike.agent.guardrails",
     "GuardrailResult": "praisonlike.agent.guardrails",
-    "MemoryConfig": "praisonlike.agent.memory",
+    "MemoryConfig": "praisonlike.memory.config",
     "ReflectionConfig": "praisonlike.agent.reflection",
     "OTelTracer": "praisonlike.tracing",
     "Tracer": "praisonlike.tracing",
@@ -87,11 +88,10 @@ _EXPORTS: dict[str, str] = {
 }
 
 if TYPE_CHECKING:
+    from praisonlike._runtime.cancellation import CancelToken
     from praisonlike.agent.agent import Agent
     from praisonlike.agent.guardrails import GuardrailConfig, GuardrailResult
-    from praisonlike.agent.memory import MemoryConfig
     from praisonlike.agent.reflection import ReflectionConfig
-    from praisonlike.cancellation import CancelToken
     from praisonlike.context.config import ContextConfig
     from praisonlike.errors import (
         APIConnectionError,
@@ -144,10 +144,11 @@ if TYPE_CHECKING:
         ToolCallEvent,
         ToolResultEvent,
     )
-    from praisonlike.hooks import HookContext, HookEvent, HookResult
-    from praisonlike.llm.backend import warmup
-    from praisonlike.llm.config import ExecutionConfig, LLMConfig
-    from praisonlike.llm.usage import Usage, UsageTracker
+    from praisonlike.hooks import HookContext, HookPoint, HookResult
+    from praisonlike.memory.config import MemoryConfig
+    from praisonlike.models.config import ExecutionConfig, LLMConfig
+    from praisonlike.models.litellm_backend import warmup
+    from praisonlike.models.usage import Usage, UsageTracker
     from praisonlike.result import RunResult, TerminationReason, ToolCallRecord, ToolMode
     from praisonlike.tools.python_tool import FunctionTool, tool
     from praisonlike.tools.run_context import RunContext
@@ -178,7 +179,7 @@ __all__ = [
     "GuardrailResult",
     "HookContext",
     "HookError",
-    "HookEvent",
+    "HookPoint",
     "HookResult",
     "InvalidInputError",
     "LLMConfig",

@@ -38,9 +38,9 @@ from praisonlike.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from praisonlike.llm.react import parse_text_tool_calls
-from praisonlike.llm.redaction import redact_secrets
-from praisonlike.llm.usage import Usage
+from praisonlike.models.usage import Usage
+from praisonlike.react.parse import parse_text_tool_calls
+from praisonlike.redaction import redact_secrets
 from praisonlike.result import RunResult, TerminationReason
 
 MAX_RESULT_LINES = 4

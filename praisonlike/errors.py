@@ -41,7 +41,7 @@ class LLMError(PraisonlikeError):
         retried: how many times the turn retried the call before raising.
         endpoint: where the failing request went, as ``scheme://host:port`` (never
             credentials, path or query), when known.
-        kind: the classification (see :class:`praisonlike.llm.errors.ErrorKind`).
+        kind: the classification (see :class:`praisonlike.models.error_classification.ErrorKind`).
     """
 
     kind: str = "unknown"

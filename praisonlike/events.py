@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
-from praisonlike.llm.usage import Usage
+from praisonlike.models.usage import Usage
 from praisonlike.result import RunResult, TerminationReason, ToolMode
 
 

@@ -1,7 +1,7 @@
 """Hooks: user code that runs at fixed points of a turn and may change it.
 
-Register with ``Agent(hooks={HookEvent.BEFORE_TOOL: fn})`` or
-``@agent.on(HookEvent.BEFORE_TOOL)``. A hook receives a :class:`HookContext`
+Register with ``Agent(hooks={HookPoint.BEFORE_TOOL: fn})`` or
+``@agent.on(HookPoint.BEFORE_TOOL)``. A hook receives a :class:`HookContext`
 and may return a :class:`HookResult` (or ``None`` to change nothing). Sync and
 async functions both work, under ``chat`` and ``achat`` alike: under ``achat``
 an async hook is awaited on the caller's event loop, under ``chat`` on the
@@ -30,12 +30,18 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
+from praisonlike._runtime.deprecation import renamed_attributes
+from praisonlike._runtime.loggers import get_logger
 from praisonlike.errors import HookError, RunCancelled
-from praisonlike.llm.user_code import AwaitUserCode
-from praisonlike.log import get_logger
+from praisonlike.loop.user_code import AwaitUserCode
 
 
-class HookEvent(str, Enum):
+class HookPoint(str, Enum):
+    """The fixed points of a turn where hooks run.
+
+    Formerly ``HookEvent``: that name still works, with a DeprecationWarning.
+    """
+
     BEFORE_AGENT = "before_agent"
     AFTER_AGENT = "after_agent"
     BEFORE_LLM = "before_llm"
@@ -53,7 +59,7 @@ class HookEvent(str, Enum):
 class HookContext:
     """What a hook sees. Fields not relevant to the event are None."""
 
-    event: HookEvent
+    event: HookPoint
     run_id: str
     agent: Any = None
     prompt: str | None = None
@@ -118,13 +124,13 @@ class HookRunner:
     """The registered hooks of an agent; runs them for one event at a time."""
 
     def __init__(self) -> None:
-        self._hooks: dict[HookEvent, list[_Registered]] = {}
+        self._hooks: dict[HookPoint, list[_Registered]] = {}
 
     def register(
-        self, event: HookEvent, function: HookFunction, *, fail_open: bool = False
+        self, event: HookPoint, function: HookFunction, *, fail_open: bool = False
     ) -> None:
-        if not isinstance(event, HookEvent):
-            event = HookEvent(event)
+        if not isinstance(event, HookPoint):
+            event = HookPoint(event)
         if not callable(function):
             raise TypeError(f"a hook must be callable, not {type(function).__name__}")
         self._hooks.setdefault(event, []).append(_Registered(function, fail_open))
@@ -132,12 +138,12 @@ class HookRunner:
     def add_mapping(self, hooks: Mapping[Any, HookFunction | Sequence[HookFunction]]) -> None:
         for event, functions in hooks.items():
             for function in [functions] if callable(functions) else list(functions):
-                self.register(HookEvent(event), function)
+                self.register(HookPoint(event), function)
 
-    def has(self, event: HookEvent) -> bool:
+    def has(self, event: HookPoint) -> bool:
         return bool(self._hooks.get(event))
 
-    def _failed(self, hook: _Registered, event: HookEvent, exc: BaseException) -> None:
+    def _failed(self, hook: _Registered, event: HookPoint, exc: BaseException) -> None:
         if hook.fail_open:
             get_logger("praisonlike.hooks").warning(
                 "hook %s for %s failed (fail_open): %s", hook.label, event.value, exc
@@ -187,3 +193,6 @@ class HookRunner:
             )
             return merged, context
         return _merge(merged, value), _apply(context, value)
+
+
+__getattr__ = renamed_attributes(__name__, {"HookEvent": ("HookPoint", HookPoint)})

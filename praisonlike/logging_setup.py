@@ -1,6 +1,6 @@
 """The ``praisonlike`` logger: silent by default, and scrubbed of secrets when enabled.
 
-The logger is silent by default (see :func:`praisonlike.log.get_logger`).
+The logger is silent by default (see :func:`praisonlike._runtime.loggers.get_logger`).
 :class:`RedactingFilter` removes API keys and
 ``Authorization: Bearer ...`` values from records (message, arguments,
 traceback); :func:`debug_logging` (used by ``praisonlike --debug``) sends DEBUG
@@ -15,8 +15,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TextIO
 
-from praisonlike.llm.redaction import REDACTED, redact_secrets
-from praisonlike.log import LOGGER_NAME, get_logger
+from praisonlike._runtime.loggers import LOGGER_NAME, get_logger
+from praisonlike.redaction import REDACTED, redact_secrets
 
 LITELLM_LOGGERS: tuple[str, ...] = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx")
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from praisonlike.llm.usage import Usage
+from praisonlike.models.usage import Usage
 from praisonlike.run_enums import TerminationReason, ToolMode
 
 

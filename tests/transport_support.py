@@ -1,4 +1,4 @@
-"""Running a test module on both transports (see praisonlike.llm.transport).
+"""Running a test module on both transports (see praisonlike.models.transport).
 
 A module opts in with an autouse fixture parametrized over :data:`TRANSPORTS`
 that calls :func:`use_transport`; every test of the module then runs once with
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from praisonlike.llm.config import LLMConfig
-from praisonlike.llm.transport import TRANSPORT_ENV, transport_for
+from praisonlike.models.config import LLMConfig
+from praisonlike.models.transport import TRANSPORT_ENV, transport_for
 
 TRANSPORTS = ("openai", "litellm")
 

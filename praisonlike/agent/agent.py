@@ -20,7 +20,7 @@ from praisonlike.agent.chat import ChatMixin
 from praisonlike.agent.conversation import Conversation
 from praisonlike.agent.guardrails import GuardrailConfig
 from praisonlike.agent.hooks import HooksMixin
-from praisonlike.agent.memory import MemoryConfig, MemoryMixin
+from praisonlike.agent.memory import MemoryMixin
 from praisonlike.agent.observers import Observer
 from praisonlike.agent.overrides import OverridesMixin
 from praisonlike.agent.parts import AgentParts
@@ -34,9 +34,10 @@ from praisonlike.agent.steering import SteeringMixin
 from praisonlike.agent.tool_execution import ToolExecutionMixin
 from praisonlike.agent.turn import TurnMixin
 from praisonlike.context.config import ContextConfig
-from praisonlike.llm.config import ExecutionConfig, LLMConfig
-from praisonlike.llm.transport import warm_up_for
-from praisonlike.llm.usage import Usage, UsageTracker
+from praisonlike.memory.config import MemoryConfig
+from praisonlike.models.config import ExecutionConfig, LLMConfig
+from praisonlike.models.transport import warm_up_for
+from praisonlike.models.usage import Usage, UsageTracker
 
 if TYPE_CHECKING:
     from praisonlike.tools.executor import Approver
@@ -68,7 +69,7 @@ class Agent(
     :class:`LLMConfig`; without it the default model is chosen from the
     environment at the first turn. ``fallback_models`` entries and
     ``ReflectionConfig.llm`` take the same forms (see
-    :func:`praisonlike.llm.config.model_entry`).
+    :func:`praisonlike.models.config.model_entry`).
 
     A ``bool | XConfig | None`` parameter (``context``, ``memory``,
     ``reflection``, ``tracing``) follows one rule: ``None`` is its documented

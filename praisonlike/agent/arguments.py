@@ -18,11 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from praisonlike._runtime.config_checks import is_int, is_number
 from praisonlike.agent.reflection import ReflectionConfig
-from praisonlike.config_checks import is_int, is_number
 from praisonlike.context.config import ContextConfig
 from praisonlike.errors import ConfigurationError, ConfigurationTypeError
-from praisonlike.llm.config import LLMConfig, model_entry
+from praisonlike.models.config import LLMConfig, model_entry
 
 if TYPE_CHECKING:
     from praisonlike.tracing import Tracer

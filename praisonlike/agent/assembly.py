@@ -4,7 +4,7 @@
 loads the session on its first turn, expands a ``/skill`` invocation, picks
 the models and tools, builds the system prompt and messages, the answer
 checks, and returns an :class:`AssembledTurn`: the
-:class:`~praisonlike.llm.run.Run` (the :class:`~praisonlike.llm.turn_spec.TurnSpec`,
+:class:`~praisonlike.loop.run.Run` (the :class:`~praisonlike.loop.turn_spec.TurnSpec`,
 the tool pipeline, the ``run_started`` and skill events it opens with, the
 observers) and what closing it needs. It changes nothing in the
 conversation but recording the turn's cancel token as running. It needs no
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from praisonlike._runtime.cancellation import CancelToken
 from praisonlike.agent.turn import check_prompt
-from praisonlike.cancellation import CancelToken
 from praisonlike.errors import UnsupportedInputError
 from praisonlike.run_enums import TerminationReason, ToolMode
 
@@ -34,10 +34,10 @@ if TYPE_CHECKING:
     from praisonlike.agent.conversation import Conversation
     from praisonlike.agent.parts import AgentParts
     from praisonlike.agent.spec import AgentSpec
-    from praisonlike.llm.capabilities import ModelFeatures
-    from praisonlike.llm.run import Run
-    from praisonlike.llm.usage import UsageTracker
+    from praisonlike.loop.run import Run
     from praisonlike.memory.step_recorder import StepRecorder
+    from praisonlike.models.capabilities import ModelFeatures
+    from praisonlike.models.usage import UsageTracker
     from praisonlike.result import RunResult
 
 Images = Sequence[str | Path | bytes] | None
@@ -90,6 +90,7 @@ def assemble_turn(
     UnsupportedInputError for images the model cannot take, and what loading
     the session, the skills or the rules files raises.
     """
+    from praisonlike._runtime.run_ids import new_run_id
     from praisonlike.agent.guardrails import output_guardrail_check, preset_answer
     from praisonlike.agent.memory import summary_prompt
     from praisonlike.agent.prompt import full_prompt, prefix_messages
@@ -97,12 +98,11 @@ def assemble_turn(
     from praisonlike.agent.structured_output import answer_policy
     from praisonlike.agent.tool_execution import turn_tools
     from praisonlike.events import RunStarted
-    from praisonlike.llm.accounting import RunAccounting
-    from praisonlike.llm.answer_checks import chain_checks
-    from praisonlike.llm.capabilities import model_features
-    from praisonlike.llm.run import Run
-    from praisonlike.llm.turn_spec import TurnSpec
-    from praisonlike.run_ids import new_run_id
+    from praisonlike.loop.accounting import RunAccounting
+    from praisonlike.loop.answer_checks import chain_checks
+    from praisonlike.loop.run import Run
+    from praisonlike.loop.turn_spec import TurnSpec
+    from praisonlike.models.capabilities import model_features
 
     query = check_prompt(prompt)
     started_at = time.monotonic()

@@ -36,7 +36,7 @@ from praisonlike.agent.assembly import (
 from praisonlike.agent.parts import HasParts
 
 if TYPE_CHECKING:
-    from praisonlike.cancellation import CancelToken
+    from praisonlike._runtime.cancellation import CancelToken
     from praisonlike.events import Event
     from praisonlike.result import RunResult
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from praisonlike.agent.turn_gate import TurnGate
 
 if TYPE_CHECKING:
-    from praisonlike.cancellation import CancelToken
+    from praisonlike._runtime.cancellation import CancelToken
     from praisonlike.result import RunResult
 
 Message = dict[str, Any]

@@ -23,7 +23,7 @@ LOCAL_MODEL = "local"
 
 def _local_available() -> bool:
     try:
-        from praisonlike.llm.local import is_local_available
+        from praisonlike.models.local import is_local_available
     except ImportError:
         return False
     return bool(is_local_available())

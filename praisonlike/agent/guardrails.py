@@ -7,7 +7,7 @@ and history record it (a streamed turn shows it as a ``text_delta``).
 
 Output guardrail: a callable ``(output) -> GuardrailResult`` (an async one is
 awaited on the caller's loop under ``achat``, see
-:mod:`praisonlike.llm.user_code`) or a string rule that the model judges. A
+:mod:`praisonlike.loop.user_code`) or a string rule that the model judges. A
 failed check regenerates the answer with the feedback, up to
 ``guardrail_retries`` times, then :class:`GuardrailError`. A
 ``fixed_output`` replaces the answer instead. With ``iter_stream`` the check
@@ -25,10 +25,10 @@ from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from praisonlike._runtime.config_checks import is_int
 from praisonlike.agent.structured_output import extract_json_text
-from praisonlike.config_checks import is_int
 from praisonlike.errors import ConfigurationError, ConfigurationTypeError, GuardrailError
-from praisonlike.llm.answer_checks import Accept, AnswerCheck, Ask, Revise
+from praisonlike.loop.answer_checks import Accept, AnswerCheck, Ask, Revise
 
 JUDGE_INSTRUCTIONS = (
     "You check an assistant's answer against a rule. Reply with only a JSON object "
@@ -109,7 +109,7 @@ def output_guardrail_check(config: GuardrailConfig) -> AnswerCheck | None:
             return _judge_verdict(reply.content)
         result: Any = rule(answer)
         if inspect.isawaitable(result):
-            from praisonlike.llm.user_code import AwaitUserCode
+            from praisonlike.loop.user_code import AwaitUserCode
 
             pending = AwaitUserCode(result)
             yield pending

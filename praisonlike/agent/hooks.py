@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from praisonlike.agent.parts import HasParts
-from praisonlike.hooks import HookEvent, HookFunction, HookRunner
+from praisonlike.hooks import HookFunction, HookPoint, HookRunner
 
 
 class HooksMixin(HasParts):
@@ -19,12 +19,12 @@ class HooksMixin(HasParts):
         return self._parts.hooks
 
     def on(
-        self, event: HookEvent | str, *, fail_open: bool = False
+        self, event: HookPoint | str, *, fail_open: bool = False
     ) -> Callable[[HookFunction], HookFunction]:
-        """Decorator: ``@agent.on(HookEvent.BEFORE_TOOL)`` registers the function."""
+        """Decorator: ``@agent.on(HookPoint.BEFORE_TOOL)`` registers the function."""
 
         def register(function: HookFunction) -> HookFunction:
-            self._parts.hooks.register(HookEvent(event), function, fail_open=fail_open)
+            self._parts.hooks.register(HookPoint(event), function, fail_open=fail_open)
             return function
 
         return register

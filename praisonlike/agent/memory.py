@@ -9,28 +9,27 @@ the next turn's system prompt carries it. ``close()`` waits for it.
 
 The session itself (store, loading, recording, background work) is the
 :class:`~praisonlike.agent.session.SessionBinding` part; this module holds
-:class:`MemoryConfig`, the summary call (:func:`update_summary`) and
+the summary call (:func:`update_summary`) and
 :class:`MemoryMixin`, the agent's adapter over the session.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from praisonlike._runtime.loggers import get_logger
 from praisonlike.agent.parts import HasParts
-from praisonlike.log import get_logger
+from praisonlike.memory.config import MemoryConfig as MemoryConfig
 from praisonlike.run_enums import ToolMode
 
 if TYPE_CHECKING:
     from praisonlike.agent.conversation import Conversation
     from praisonlike.agent.parts import AgentParts
     from praisonlike.agent.spec import AgentSpec
-    from praisonlike.llm.config import LLMConfig
-    from praisonlike.llm.turn_spec import TurnSpec
-    from praisonlike.llm.usage import UsageTracker
+    from praisonlike.loop.turn_spec import TurnSpec
     from praisonlike.memory.store import SessionStore
+    from praisonlike.models.usage import UsageTracker
 
 
 SUMMARY_INSTRUCTIONS = (
@@ -41,61 +40,13 @@ SUMMARY_INSTRUCTIONS = (
 )
 
 
-@dataclass(frozen=True)
-class MemoryConfig:
-    """How a session is stored and remembered.
-
-    ``store`` is a :class:`SessionStore`, a path, a ``sqlite:///`` or
-    ``postgresql://`` URL, or None for ``~/.praisonlike/sessions.db``.
-    ``owner`` is the identity recorded on a new session and sent with remote
-    stop and steer requests. On a session's first turn the last
-    ``history_rounds`` answered turns are loaded as history; with
-    ``history_tokens``, the oldest of them are left out until the rest fit
-    that many tokens, counted with the agent's token counter (the model's
-    tokenizer, as for the context budget). ``summary_model`` takes what an
-    ``Agent(fallback_models=...)`` entry takes, with the same rule for a string.
-    """
-
-    store: Any = None
-    history_rounds: int = 10
-    history_tokens: int | None = None
-    long_term: bool = True
-    summary_model: str | LLMConfig | None = None
-    owner: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.summary_model is not None:
-            from praisonlike.llm.config import model_entry
-
-            entry = model_entry(self.summary_model, "MemoryConfig.summary_model")
-            object.__setattr__(self, "summary_model", entry)
-        if self.history_rounds < 0:
-            raise ValueError("history_rounds must be >= 0")
-        if self.history_tokens is not None and self.history_tokens < 1:
-            raise ValueError("history_tokens must be positive")
-
-
-def memory_config(value: bool | MemoryConfig | None, session_id: str | None) -> MemoryConfig | None:
-    """``None`` means on exactly when a session id is given."""
-    if value is None:
-        value = session_id is not None
-    if value is False:
-        return None
-    config = MemoryConfig() if value is True else value
-    if not isinstance(config, MemoryConfig):
-        raise TypeError("memory must be True, False or a MemoryConfig")
-    if session_id is None:
-        raise ValueError("memory needs a session_id: Agent(session_id='...', memory=...)")
-    return config
-
-
 def summary_spec(
     spec: AgentSpec, parts: AgentParts, usage_tracker: UsageTracker, run_id: str
 ) -> TurnSpec:
     """The summary call as a one-call turn: the summary model (if any) first, then the
     agent's models, with the agent's retries, fallbacks, budgets and usage tracker."""
-    from praisonlike.llm.accounting import RunAccounting
-    from praisonlike.llm.turn_spec import TurnSpec
+    from praisonlike.loop.accounting import RunAccounting
+    from praisonlike.loop.turn_spec import TurnSpec
 
     config = spec.memory_config
     assert config is not None
@@ -146,7 +97,7 @@ def update_summary(
         },
     ]
     from praisonlike.events import ErrorEvent, LLMRequest
-    from praisonlike.llm.side_call import call_outside_turn
+    from praisonlike.loop.side_call import call_outside_turn
 
     def notify(event: Any) -> None:
         if not isinstance(event, LLMRequest):

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from praisonlike.agent.default_model import default_model
-from praisonlike.llm.config import LLMConfig
-from praisonlike.llm.providers import is_local_model, related_config
+from praisonlike.models.config import LLMConfig
+from praisonlike.models.providers import is_local_model, related_config
 
 
 def resolve_llm(config: LLMConfig | None) -> LLMConfig:
@@ -23,8 +23,8 @@ def resolve_llm(config: LLMConfig | None) -> LLMConfig:
         config = LLMConfig(model=default_model())
     if not is_local_model(config.model):
         return config
-    from praisonlike.llm.local import local_endpoint
-    from praisonlike.llm.local.server import with_local_defaults
+    from praisonlike.models.local import local_endpoint
+    from praisonlike.models.local.server import with_local_defaults
 
     litellm_model, api_base = local_endpoint(config.model)
     return with_local_defaults(config, litellm_model, api_base)
@@ -35,7 +35,7 @@ def named_llm(configured: LLMConfig | None, entry: str | LLMConfig) -> LLMConfig
     ``llm``, ``None`` when it comes from the environment) is called with, resolved.
 
     An :class:`LLMConfig` is used as it is; a string is configured by
-    :func:`praisonlike.llm.providers.related_config` (the agent's settings only
+    :func:`praisonlike.models.providers.related_config` (the agent's settings only
     on the agent's provider), or from the environment when ``configured`` is None.
     """
     if isinstance(entry, LLMConfig):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from praisonlike.log import get_logger
+from praisonlike._runtime.loggers import get_logger
 
 if TYPE_CHECKING:
     from praisonlike.agent.spec import AgentSpec

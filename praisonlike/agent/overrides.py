@@ -14,7 +14,7 @@ from typing import Any
 
 from praisonlike.agent.parts import HasParts
 from praisonlike.errors import ConfigurationTypeError
-from praisonlike.llm.config import LLMConfig
+from praisonlike.models.config import LLMConfig
 
 
 class _Unset:

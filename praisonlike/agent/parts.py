@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from praisonlike.agent.spec import AgentSpec
     from praisonlike.agent.tool_execution import Toolset
     from praisonlike.hooks import HookRunner
-    from praisonlike.llm.usage import UsageTracker
+    from praisonlike.models.usage import UsageTracker
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,7 @@ def _tool_section(tool_mode: ToolMode, tools: list[dict[str, Any]]) -> str:
     if not tools:
         return ""
     if tool_mode is ToolMode.REACT:
-        from praisonlike.llm.react_prompt import react_instructions
+        from praisonlike.react.prompt import react_instructions
 
         return react_instructions(tools)
     lines = [

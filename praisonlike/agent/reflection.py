@@ -18,12 +18,12 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
+from praisonlike._runtime.config_checks import is_int
 from praisonlike.agent.parts import HasParts
 from praisonlike.agent.structured_output import extract_json_text
-from praisonlike.config_checks import is_int
 from praisonlike.errors import ConfigurationError, ConfigurationTypeError
-from praisonlike.llm.answer_checks import Accept, AnswerCheck, Ask, Revise
-from praisonlike.llm.config import LLMConfig, model_entry
+from praisonlike.loop.answer_checks import Accept, AnswerCheck, Ask, Revise
+from praisonlike.models.config import LLMConfig, model_entry
 
 REFLECT_INSTRUCTIONS = (
     "Rate the assistant's answer to the user's request. Reply with only a JSON object "
@@ -49,7 +49,7 @@ class ReflectionConfig:
     ``min_rounds`` (>= 0) ratings always run, even of a satisfactory answer;
     at most ``max_rounds`` (>= 1, >= ``min_rounds``) run. ``llm`` is the model
     that rates (None: the agent's own), a model string or a full configuration
-    as :func:`~praisonlike.llm.config.model_entry` says; a dict becomes an
+    as :func:`~praisonlike.models.config.model_entry` says; a dict becomes an
     :class:`LLMConfig`.
 
     Raises :class:`~praisonlike.errors.ConfigurationError` naming every invalid

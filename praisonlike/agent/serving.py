@@ -97,10 +97,10 @@ class ServingMixin(HasParts):
         :class:`~praisonlike.errors.ConfigurationError` here; it can override
         this method.
         """
-        from praisonlike.agent.memory import MemoryConfig
         from praisonlike.agent.state import STATE_VERSION
         from praisonlike.errors import ConfigurationError
-        from praisonlike.llm.usage import UsageTracker
+        from praisonlike.memory.config import MemoryConfig
+        from praisonlike.models.usage import UsageTracker
 
         args, kwargs = self._serving_arguments
         execution = self.spec.execution

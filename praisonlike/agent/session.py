@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from praisonlike._runtime.cancellation import CancelToken
     from praisonlike.agent.conversation import Conversation
-    from praisonlike.agent.memory import MemoryConfig
-    from praisonlike.cancellation import CancelToken
+    from praisonlike.memory.config import MemoryConfig
     from praisonlike.memory.step_recorder import StepRecorder
     from praisonlike.memory.store import SessionStore
     from praisonlike.result import RunResult
@@ -65,7 +65,7 @@ class SessionBinding:
         store = self.store
         if store is None or self._loaded or self.session_id is None:
             return
-        from praisonlike.memory.history_window import history_window
+        from praisonlike.memory.history import history_window
         from praisonlike.memory.records import MessageStatus
 
         config = self.config

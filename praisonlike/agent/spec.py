@@ -39,12 +39,12 @@ from praisonlike.agent.arguments import (
     tracing_setting,
 )
 from praisonlike.agent.guardrails import GuardrailConfig
-from praisonlike.agent.memory import MemoryConfig, memory_config
 from praisonlike.agent.reflection import ReflectionConfig
 from praisonlike.agent.skills import skill_folders
 from praisonlike.context.config import ContextConfig
 from praisonlike.errors import ConfigurationError, ConfigurationTypeError
-from praisonlike.llm.config import ExecutionConfig, LLMConfig
+from praisonlike.memory.config import MemoryConfig, memory_config
+from praisonlike.models.config import ExecutionConfig, LLMConfig
 from praisonlike.tools.approval import normalise_approver
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ class AgentSpec:
         check_flags(verbose=verbose, use_system_prompt=use_system_prompt)
         check_instance("execution", execution, ExecutionConfig, "an ExecutionConfig")
         check_instance("guardrails", guardrails, GuardrailConfig, "a GuardrailConfig")
-        check_instance("hooks", hooks, Mapping, "a mapping of HookEvent to functions")
+        check_instance("hooks", hooks, Mapping, "a mapping of HookPoint to functions")
         check_prices("model_prices", model_prices)
         check_iterable("tools", tools)
         with argument("approval"):
@@ -280,7 +280,7 @@ def _tools(value: Any) -> tuple[Any, ...]:
 
 
 def _hooks(value: Any) -> Mapping[Any, Any]:
-    check_instance("hooks", value, Mapping, "a mapping of HookEvent to functions")
+    check_instance("hooks", value, Mapping, "a mapping of HookPoint to functions")
     return MappingProxyType(dict(value or {}))
 
 

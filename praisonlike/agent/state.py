@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from praisonlike.agent.parts import HasParts
 from praisonlike.errors import StateVersionError
-from praisonlike.llm.usage import Usage
+from praisonlike.models.usage import Usage
 
 STATE_VERSION = 1
 

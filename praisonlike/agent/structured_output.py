@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from praisonlike.errors import ConfigurationError, OutputValidationError
-from praisonlike.llm.answer_checks import Accept, AnswerCheck, Ask, Revise
+from praisonlike.loop.answer_checks import Accept, AnswerCheck, Ask, Revise
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
-    from praisonlike.llm.capabilities import ModelFeatures
+    from praisonlike.models.capabilities import ModelFeatures
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 

@@ -14,9 +14,9 @@ from praisonlike.agent.parts import HasParts
 from praisonlike.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from praisonlike.cancellation import CancelToken
+    from praisonlike._runtime.cancellation import CancelToken
     from praisonlike.hooks import HookRunner
-    from praisonlike.llm.config import ExecutionConfig
+    from praisonlike.models.config import ExecutionConfig
     from praisonlike.tools.executor import Approver, TurnTools
 
 

@@ -14,7 +14,7 @@ from praisonlike.agent.parts import HasParts
 from praisonlike.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from praisonlike.llm.capabilities import ModelFeatures
+    from praisonlike.models.capabilities import ModelFeatures
 
 
 def check_prompt(prompt: Any) -> str:
@@ -35,7 +35,7 @@ class TurnMixin(HasParts):
 
     def features(self) -> ModelFeatures:
         """What the agent's model can do (tool calls, vision, ...), per LiteLLM's map."""
-        from praisonlike.llm.capabilities import model_features
+        from praisonlike.models.capabilities import model_features
 
         primary = self._parts.models.primary(self.spec.llm_config)
         return model_features(primary.model, primary.features)

@@ -12,7 +12,7 @@ from typing import Any, cast
 from praisonlike.agent.agent import Agent
 from praisonlike.cli.failures import MODEL_HINT, CommandFailed, ExitCode
 from praisonlike.errors import ConfigurationError
-from praisonlike.llm.config import ExecutionConfig
+from praisonlike.models.config import ExecutionConfig
 
 
 def import_target(spec: str, label: str, example: str) -> Any:
@@ -99,7 +99,7 @@ def build_agent(args: argparse.Namespace) -> Agent:
     tools: Sequence[Callable[..., Any]] = [load_tool(spec) for spec in args.tool]
     memory: Any = None
     if args.session:
-        from praisonlike.agent.memory import MemoryConfig
+        from praisonlike.memory.config import MemoryConfig
 
         memory = MemoryConfig(store=args.store) if args.store else True
     elif args.store:

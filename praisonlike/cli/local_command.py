@@ -31,7 +31,7 @@ def add_local(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 def run_local(args: argparse.Namespace, output: Output) -> ExitCode:
     """Run ``local status`` or ``local stop``; both exit 0 when none is running."""
-    from praisonlike.llm.local import warm_server
+    from praisonlike.models.local import warm_server
 
     if args.local_command == "stop":
         alias = args.model.removeprefix("local/") if args.model else None

@@ -1,7 +1,7 @@
 """``praisonlike models info MODEL``: what praisonlike and LiteLLM's bundled model map know.
 
 The bundled local models (``local``, ``local/<name>``) are described from their
-:class:`~praisonlike.llm.local.LocalModelSpec`; every other model from LiteLLM's
+:class:`~praisonlike.models.local.LocalModelSpec`; every other model from LiteLLM's
 local map. Nothing is downloaded.
 """
 
@@ -14,10 +14,10 @@ from rich.text import Text
 
 from praisonlike.cli.failures import CommandFailed, ExitCode
 from praisonlike.cli.output import Output
-from praisonlike.llm.capabilities import ModelFeatures, model_features
-from praisonlike.llm.local import DEFAULT_LOCAL_MODEL, LOCAL_MODELS
-from praisonlike.llm.local import is_local_available as local_installed
-from praisonlike.llm.pricing import ModelPrice, resolve_price
+from praisonlike.models.capabilities import ModelFeatures, model_features
+from praisonlike.models.local import DEFAULT_LOCAL_MODEL, LOCAL_MODELS
+from praisonlike.models.local import is_local_available as local_installed
+from praisonlike.models.pricing import ModelPrice, resolve_price
 
 LOCAL_PREFIX = "local"
 Rows = list[tuple[str, str]]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from praisonlike.config_checks import is_int, is_number
+from praisonlike._runtime.config_checks import is_int, is_number
 from praisonlike.errors import ConfigurationError
-from praisonlike.llm.config import LLMConfig, model_entry
+from praisonlike.models.config import LLMConfig, model_entry
 
 StrategyName = Literal["truncate", "sliding_window", "drop_oldest_tools", "summarise"]
 STRATEGIES: tuple[str, ...] = get_args(StrategyName)
@@ -33,7 +33,7 @@ class ContextConfig:
     characters: a longer tool result is cut to its head and tail.
     ``max_context_tokens`` overrides the model's window; ``summary_model`` is
     the model the ``summarise`` strategy should call (None: the agent's own), a
-    string or a full configuration as :func:`~praisonlike.llm.config.model_entry` says.
+    string or a full configuration as :func:`~praisonlike.models.config.model_entry` says.
 
     Raises :class:`~praisonlike.errors.ConfigurationError` (a ``ValueError``)
     naming every invalid field.

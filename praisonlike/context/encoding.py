@@ -39,7 +39,7 @@ def load_encoding(name: str) -> Encoding:
     with _lock:
         encoding = _encodings.get(name)
         if encoding is None:
-            from praisonlike.llm.backend import prepare_environment
+            from praisonlike.models.litellm_backend import prepare_environment
 
             prepare_environment()
             import tiktoken

@@ -34,7 +34,7 @@ from praisonlike.context.truncation import truncate_oversize_tools
 from praisonlike.context.turns import split_turns
 from praisonlike.context.window import context_window
 from praisonlike.errors import ConfigurationError
-from praisonlike.llm.config import LLMConfig
+from praisonlike.models.config import LLMConfig
 
 INSURANCE_RATIO = 0.80
 SUMMARY_INPUT_RATIO = 0.60

@@ -52,15 +52,15 @@ def _candidates(model: str) -> list[str]:
 @functools.lru_cache(maxsize=256)
 def known_context_window(model: str) -> int | None:
     """The window LiteLLM's local model map gives for ``model``, or None
-    (an in-process test model: :data:`~praisonlike.llm.in_process.IN_PROCESS_CONTEXT_WINDOW`)."""
-    from praisonlike.llm.in_process import IN_PROCESS_CONTEXT_WINDOW, is_in_process_label
-    from praisonlike.llm.providers import is_openai_prefixed, provider_without_litellm
+    (an in-process test model: :data:`~praisonlike.models.in_process.IN_PROCESS_CONTEXT_WINDOW`)."""
+    from praisonlike.models.in_process import IN_PROCESS_CONTEXT_WINDOW, is_in_process_label
+    from praisonlike.models.providers import is_openai_prefixed, provider_without_litellm
 
     if is_in_process_label(model):
         return IN_PROCESS_CONTEXT_WINDOW
     openai_prefixed = is_openai_prefixed(model)
     if openai_prefixed or provider_without_litellm(model):  # read without importing LiteLLM
-        from praisonlike.llm.model_map import entry
+        from praisonlike.models.model_map import entry
 
         for candidate in _candidates(model):
             info = entry(candidate)
@@ -69,7 +69,7 @@ def known_context_window(model: str) -> int | None:
                 return size
         if openai_prefixed:
             return None
-    from praisonlike.llm.backend import load_litellm
+    from praisonlike.models.litellm_backend import load_litellm
 
     litellm = load_litellm()
     for candidate in _candidates(model):

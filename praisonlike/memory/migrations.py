@@ -21,7 +21,14 @@ from praisonlike.memory.schema import (
     messages_table,
 )
 
-__all__ = ["LATEST_VERSION", "MIGRATIONS", "Migration", "migrate", "schema_version"]
+__all__ = [
+    "LATEST_VERSION",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "Migration",
+    "migrate",
+    "schema_version",
+]
 
 _TYPES = ColumnTypes(count="INTEGER", real="REAL")
 
@@ -56,6 +63,7 @@ MIGRATIONS: tuple[Migration, ...] = (
 )
 
 LATEST_VERSION: int = MIGRATIONS[-1].version
+SCHEMA_VERSION: int = LATEST_VERSION
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

@@ -11,8 +11,8 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from praisonlike._runtime.text_safety import scrub_surrogates
 from praisonlike.memory.records import ConversationRecord, MessageStatus, StepRecord, TurnRecord
-from praisonlike.text_safety import scrub_surrogates
 
 TextDecoder = Callable[[Any], Any]
 TextEncoder = Callable[[str | None], str | None]

@@ -14,9 +14,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from praisonlike._runtime.loggers import get_logger
 from praisonlike.errors import PraisonlikeError
-from praisonlike.llm import backend
-from praisonlike.log import get_logger
+from praisonlike.models import litellm_backend
 from praisonlike.serve import openai_routes, run_routes, session_routes
 from praisonlike.serve.config import ServeConfig
 from praisonlike.serve.http_errors import ApiError, error_body
@@ -105,7 +105,7 @@ def create_app(agent: Any, config: ServeConfig | None = None) -> Starlette:
     async def lifespan(app: Any) -> AsyncIterator[None]:
         if not state.auth.enabled:
             _log.warning(NO_AUTH_NOTICE)
-        await asyncio.to_thread(backend.load_litellm)
+        await asyncio.to_thread(litellm_backend.load_litellm)
         yield
         if state.owns_store:
             await asyncio.to_thread(state.store.close)

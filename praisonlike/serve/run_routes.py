@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from praisonlike._runtime.loggers import get_logger
+from praisonlike._runtime.run_ids import new_run_id
 from praisonlike.errors import InvalidInputError, PraisonlikeError, UnsupportedInputError
-from praisonlike.log import get_logger
-from praisonlike.run_ids import new_run_id
 from praisonlike.serve.auth import check_owner
 from praisonlike.serve.event_stream import DISCONNECTED, sse_response
 from praisonlike.serve.http_errors import ApiError

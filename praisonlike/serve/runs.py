@@ -17,8 +17,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from praisonlike.cancellation import CancelToken
-from praisonlike.log import get_logger
+from praisonlike._runtime.cancellation import CancelToken
+from praisonlike._runtime.loggers import get_logger
 from praisonlike.serve.http_errors import ApiError
 
 _log = get_logger("praisonlike.serve")

@@ -15,6 +15,7 @@ agent.
 
 from __future__ import annotations
 
+from praisonlike._runtime.deprecation import renamed_attributes
 from praisonlike.testing.function_model import (
     FunctionModel,
     FunctionModelFault,
@@ -28,11 +29,11 @@ from praisonlike.testing.script import (
     Fault,
     MalformedBody,
     RecordedRequest,
+    ReportedUsage,
     Response,
     ResponseFactory,
     Text,
     ToolCalls,
-    Usage,
 )
 from praisonlike.testing.server import EXHAUSTED_MESSAGE, LocalLLMServer
 from praisonlike.testing.test_model import TestModel, example_arguments
@@ -55,6 +56,8 @@ __all__ = [
     "TestModel",
     "Text",
     "ToolCalls",
-    "Usage",
+    "ReportedUsage",
     "example_arguments",
 ]
+
+__getattr__ = renamed_attributes(__name__, {"Usage": ("ReportedUsage", ReportedUsage)})

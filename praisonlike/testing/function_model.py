@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from praisonlike.errors import ConfigurationTypeError, MalformedResponseError
-from praisonlike.llm.in_process import IN_PROCESS_PREFIX, InProcessModel
+from praisonlike.models.in_process import IN_PROCESS_PREFIX, InProcessModel
 from praisonlike.testing.payloads import ChunkFactory, usage_for
 from praisonlike.testing.script import (
     Delay,
@@ -39,7 +39,7 @@ from praisonlike.testing.script import (
 )
 
 if TYPE_CHECKING:
-    from praisonlike.llm.protocol import CallModel
+    from praisonlike.loop.commands import CallModel
 
 _PATH = "/chat/completions"
 

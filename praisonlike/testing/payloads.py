@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from praisonlike.testing.script import Fault, Text, ToolCalls, Usage
+from praisonlike.testing.script import Fault, ReportedUsage, Text, ToolCalls
 
 Answer = Text | ToolCalls
 
@@ -43,7 +43,7 @@ def prompt_tokens(body: Mapping[str, Any]) -> int:
     )
 
 
-def usage_for(answer: Answer, body: Mapping[str, Any]) -> Usage:
+def usage_for(answer: Answer, body: Mapping[str, Any]) -> ReportedUsage:
     """The answer's explicit usage, else the deterministic word count.
 
     Completion tokens are 1 + the words of the content and of every tool
@@ -56,10 +56,10 @@ def usage_for(answer: Answer, body: Mapping[str, Any]) -> Usage:
         words += sum(
             count_words(call.name) + count_words(call.arguments_json) for call in answer.calls
         )
-    return Usage(prompt_tokens(body), 1 + words)
+    return ReportedUsage(prompt_tokens(body), 1 + words)
 
 
-def usage_json(usage: Usage) -> dict[str, int]:
+def usage_json(usage: ReportedUsage) -> dict[str, int]:
     return {
         "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.completion_tokens,
@@ -98,7 +98,7 @@ class ChunkFactory:
     def call_ids(self, answer: ToolCalls) -> list[str]:
         return [call.id if call.id is not None else self._call_id() for call in answer.calls]
 
-    def completion(self, answer: Answer, usage: Usage) -> dict[str, Any]:
+    def completion(self, answer: Answer, usage: ReportedUsage) -> dict[str, Any]:
         """A non-streaming ``chat.completion`` object."""
         message: dict[str, Any] = {"role": "assistant", "content": answer.content}
         finish_reason = "tool_calls"
@@ -151,7 +151,7 @@ class ChunkFactory:
             chunk["usage"] = None
         return chunk
 
-    def usage_chunk(self, usage: Usage) -> dict[str, Any]:
+    def usage_chunk(self, usage: ReportedUsage) -> dict[str, Any]:
         """The trailing chunk with empty ``choices`` that carries usage."""
         return {
             "id": self.completion_id,
@@ -191,7 +191,7 @@ class ChunkFactory:
                 yield {"tool_calls": [{"index": index, "function": function}]}
 
     def stream(
-        self, answer: Answer, usage: Usage, *, include_usage: bool
+        self, answer: Answer, usage: ReportedUsage, *, include_usage: bool
     ) -> Iterator[dict[str, Any]]:
         """Every chunk of a streamed answer, up to (not including) ``[DONE]``."""
         if isinstance(answer, ToolCalls):

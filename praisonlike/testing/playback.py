@@ -18,9 +18,9 @@ from praisonlike.testing.script import (
     Fault,
     MalformedBody,
     RecordedRequest,
+    ReportedUsage,
     Text,
     ToolCalls,
-    Usage,
 )
 from praisonlike.testing.wire import (
     END_OF_CHUNKS,
@@ -45,7 +45,7 @@ class Player:
     """
 
     def __init__(
-        self, next_id: Callable[[str], str], count_tokens: Callable[[Usage], None]
+        self, next_id: Callable[[str], str], count_tokens: Callable[[ReportedUsage], None]
     ) -> None:
         self._next_id = next_id
         self._count_tokens = count_tokens

@@ -55,7 +55,7 @@ class RecordedRequest:
 
 
 @dataclass(frozen=True)
-class Usage:
+class ReportedUsage:
     """Explicit token usage to report instead of the server's word count."""
 
     prompt_tokens: int
@@ -63,7 +63,7 @@ class Usage:
 
     def __post_init__(self) -> None:
         if self.prompt_tokens < 0 or self.completion_tokens < 0:
-            raise ConfigurationError("Usage token counts cannot be negative")
+            raise ConfigurationError("ReportedUsage token counts cannot be negative")
 
     @property
     def total_tokens(self) -> int:
@@ -85,7 +85,7 @@ class Text:
     """
 
     content: str
-    usage: Usage | None = field(default=None, kw_only=True)
+    usage: ReportedUsage | None = field(default=None, kw_only=True)
     finish_reason: str = field(default="stop", kw_only=True)
     chunk_size: int = field(default=DEFAULT_CHUNK_SIZE, kw_only=True)
     chunk_delay: float = field(default=0.0, kw_only=True)
@@ -133,7 +133,7 @@ class ToolCalls:
 
     calls: Sequence[Call]
     content: str = field(default="", kw_only=True)
-    usage: Usage | None = field(default=None, kw_only=True)
+    usage: ReportedUsage | None = field(default=None, kw_only=True)
     repeat_name_in_chunks: bool = field(default=False, kw_only=True)
     chunk_size: int = field(default=DEFAULT_CHUNK_SIZE, kw_only=True)
 
@@ -289,5 +289,5 @@ __all__ = [
     "ResponseFactory",
     "Text",
     "ToolCalls",
-    "Usage",
+    "ReportedUsage",
 ]

@@ -20,7 +20,7 @@ from types import TracebackType
 from praisonlike.errors import ConfigurationError
 from praisonlike.testing.payloads import error_json
 from praisonlike.testing.playback import PLAYABLE, Playable, Player
-from praisonlike.testing.script import Delay, Fault, RecordedRequest, Response, Usage
+from praisonlike.testing.script import Delay, Fault, RecordedRequest, ReportedUsage, Response
 from praisonlike.testing.wire import BadHttpRequest, HttpRequest, json_response, read_request
 
 HOST = "127.0.0.1"
@@ -237,7 +237,7 @@ class LocalLLMServer:
             self._ids[prefix] = number = self._ids.get(prefix, 0) + 1
             return f"{prefix}{number}"
 
-    def _count_tokens(self, usage: Usage) -> None:
+    def _count_tokens(self, usage: ReportedUsage) -> None:
         with self._lock:
             self._prompt_tokens += usage.prompt_tokens
             self._completion_tokens += usage.completion_tokens

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from praisonlike.lazy_exports import lazy_exports
+from praisonlike._runtime.lazy_exports import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "ToolArgumentError": "praisonlike.tools.arguments",

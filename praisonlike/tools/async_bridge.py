@@ -16,7 +16,7 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from praisonlike.worker_threads import workers
+from praisonlike._runtime.worker_threads import workers
 
 T = TypeVar("T")
 

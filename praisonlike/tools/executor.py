@@ -4,7 +4,7 @@
 pipeline of one call (validation, approval, ``BEFORE_TOOL`` hooks, the call,
 ``AFTER_TOOL`` hooks, result formatting) as a generator that makes every
 decision and yields the I/O as commands its driver performs (see
-:mod:`praisonlike.llm.tool_io` and :mod:`praisonlike.llm.user_code`).
+:mod:`praisonlike.loop.tool_io` and :mod:`praisonlike.loop.user_code`).
 
 Whatever goes wrong with a call (unknown tool, malformed or invalid arguments,
 an exception, a timeout, a denial) becomes a tool message marked as an error,
@@ -27,12 +27,12 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from praisonlike.cancellation import CancelToken
+from praisonlike._runtime.cancellation import CancelToken
 from praisonlike.context.config import MIN_TOOL_OUTPUT_LIMIT as MIN_RESULT_LIMIT
 from praisonlike.errors import ConfigurationError, HookError, RunCancelled, ToolError
-from praisonlike.hooks import HookContext, HookEvent, HookResult, HookRunner
-from praisonlike.llm.protocol import Invoked, InvokeTool, ToolCall, ToolOutcome
-from praisonlike.llm.user_code import AwaitUserCode, CallBlocking
+from praisonlike.hooks import HookContext, HookPoint, HookResult, HookRunner
+from praisonlike.loop.commands import Invoked, InvokeTool, ToolCall, ToolOutcome
+from praisonlike.loop.user_code import AwaitUserCode, CallBlocking
 from praisonlike.tools.python_tool import ToolArgumentError
 from praisonlike.tools.registry import ToolRegistry
 from praisonlike.tools.results import (
@@ -109,8 +109,8 @@ class TurnTools:
         AFTER_TOOL hooks, the result formatted for the model.
 
         A generator for a driver to drive (or the tool loop to ``yield from``):
-        it yields :class:`~praisonlike.llm.protocol.InvokeTool` for the call
-        itself and :mod:`~praisonlike.llm.user_code` commands for the approver
+        it yields :class:`~praisonlike.loop.commands.InvokeTool` for the call
+        itself and :mod:`~praisonlike.loop.user_code` commands for the approver
         and async hooks, and returns the :class:`ToolOutcome`; a
         :class:`HookError` (a hook raised) or :class:`ToolError` (the approver
         raised) that must end the turn; or the ``RunCancelled`` of a call the
@@ -126,8 +126,8 @@ class TurnTools:
             return denied
         hooks = self._hooks
         try:
-            if hooks is not None and hooks.has(HookEvent.BEFORE_TOOL):
-                context = self._hook_context(HookEvent.BEFORE_TOOL, prepared)
+            if hooks is not None and hooks.has(HookPoint.BEFORE_TOOL):
+                context = self._hook_context(HookPoint.BEFORE_TOOL, prepared)
                 prepared = self._apply_before(prepared, (yield from hooks.steps(context)))
                 if isinstance(prepared, ToolOutcome):
                     return prepared
@@ -140,8 +140,8 @@ class TurnTools:
             if isinstance(invoked, RunCancelled):
                 return invoked
             outcome = self._invoked(prepared, invoked, timeout, started)
-            if hooks is not None and hooks.has(HookEvent.AFTER_TOOL):
-                context = self._hook_context(HookEvent.AFTER_TOOL, prepared, outcome)
+            if hooks is not None and hooks.has(HookPoint.AFTER_TOOL):
+                context = self._hook_context(HookPoint.AFTER_TOOL, prepared, outcome)
                 outcome = self._apply_after(outcome, (yield from hooks.steps(context)))
         except HookError as exc:
             return exc
@@ -152,7 +152,7 @@ class TurnTools:
 
         For callers outside a turn; a turn's driver drives :meth:`steps` itself.
         """
-        from praisonlike.llm.tool_io import invoke_blocking
+        from praisonlike.loop.tool_io import invoke_blocking
 
         steps = self.steps(call, deadline=deadline)
         reply: Any = None
@@ -173,7 +173,7 @@ class TurnTools:
     # -- hooks ---------------------------------------------------------------------
 
     def _hook_context(
-        self, event: HookEvent, prepared: _Prepared, outcome: ToolOutcome | None = None
+        self, event: HookPoint, prepared: _Prepared, outcome: ToolOutcome | None = None
     ) -> HookContext:
         return HookContext(
             event=event,

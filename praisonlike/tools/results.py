@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from praisonlike.text_safety import scrub_surrogates
+from praisonlike._runtime.text_safety import scrub_surrogates
 from praisonlike.tools.arguments import ToolArgumentError
 
 NO_RESULT = "(the tool returned no result)"

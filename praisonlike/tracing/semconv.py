@@ -70,7 +70,7 @@ def split_model(model: str) -> tuple[str, str]:
     through LiteLLM's model map (``"gpt-4o"`` -> ``openai``) and, when LiteLLM
     does not know it, the provider is ``"_OTHER"`` and the name is kept whole.
     Models whose provider is known without LiteLLM (``openai/<name>``, the
-    bundled ``local`` model, :func:`~praisonlike.llm.providers.provider_without_litellm`)
+    bundled ``local`` model, :func:`~praisonlike.models.providers.provider_without_litellm`)
     give the same answer without importing it.
     """
     provider, name = _known_provider(model) or _litellm_provider(model)
@@ -81,7 +81,7 @@ def split_model(model: str) -> tuple[str, str]:
 
 def _known_provider(model: str) -> tuple[str | None, str] | None:
     """What :func:`_litellm_provider` answers, when it is known without LiteLLM; else None."""
-    from praisonlike.llm.providers import is_local_model, provider_without_litellm
+    from praisonlike.models.providers import is_local_model, provider_without_litellm
 
     prefix, slash, rest = model.partition("/")
     if is_local_model(model):  # not a LiteLLM provider: LiteLLM fails, the prefix is kept
@@ -93,7 +93,7 @@ def _known_provider(model: str) -> tuple[str | None, str] | None:
 
 
 def _litellm_provider(model: str) -> tuple[str | None, str]:
-    from praisonlike.llm.backend import load_litellm
+    from praisonlike.models.litellm_backend import load_litellm
 
     litellm = load_litellm()
     try:

@@ -17,7 +17,7 @@ import pytest
 from praisonlike import Agent, ExecutionConfig, UsageTracker
 from praisonlike.events import LLMResponse
 from praisonlike.testing import Call, Fault, LocalLLMServer, RecordedRequest, Text, ToolCalls
-from praisonlike.testing import Usage as ScriptedUsage
+from praisonlike.testing import ReportedUsage as ScriptedUsage
 
 PRICES = {"test-model": {"input": 1.0, "output": 2.0}}
 MODEL = "openai/test-model"

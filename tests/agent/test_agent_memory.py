@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from praisonlike import Agent, ExecutionConfig
-from praisonlike.agent.memory import MemoryConfig
 from praisonlike.errors import AuthenticationError, StateVersionError
 from praisonlike.memory import (
     MessageStatus,
@@ -25,6 +24,7 @@ from praisonlike.memory import (
     atomic_write_json,
     read_json,
 )
+from praisonlike.memory.config import MemoryConfig
 from praisonlike.testing import Call, Fault, LocalLLMServer, Text, ToolCalls
 
 SUMMARY_SYSTEM = "long-term memory of a conversation"
@@ -155,7 +155,7 @@ def test_failing_summary_model_does_not_affect_the_answer(
 RESUME_SCRIPT = textwrap.dedent("""
     import sys
     from praisonlike import Agent
-    from praisonlike.agent.memory import MemoryConfig
+    from praisonlike.memory.config import MemoryConfig
     url, db, prompt = sys.argv[1:4]
     agent = Agent(instructions="x", llm={"model": "openai/test-model", "api_base": url,
                   "api_key": "k"}, session_id="resume", memory=MemoryConfig(store=db,
@@ -187,7 +187,7 @@ def test_resume_across_two_processes(server: LocalLLMServer, tmp_path: Path) -> 
 KILL_SCRIPT = textwrap.dedent("""
     import sys, time
     from praisonlike import Agent
-    from praisonlike.agent.memory import MemoryConfig
+    from praisonlike.memory.config import MemoryConfig
     url, db = sys.argv[1:3]
     def slow(x: int) -> int:
         \"\"\"Slow tool.\"\"\"

@@ -7,9 +7,9 @@ import dataclasses
 import pytest
 
 from praisonlike import Agent, ContextConfig, ExecutionConfig, LLMConfig
-from praisonlike.agent.memory import MemoryConfig
 from praisonlike.agent.spec import AgentSpec
 from praisonlike.errors import ConfigurationError, ConfigurationTypeError
+from praisonlike.memory.config import MemoryConfig
 
 
 def test_build_normalises_the_arguments() -> None:

@@ -15,7 +15,7 @@ from own_loop import run_on_own_loop
 
 from praisonlike import Agent
 from praisonlike.agent.guardrails import GuardrailConfig, GuardrailResult
-from praisonlike.hooks import HookContext, HookEvent
+from praisonlike.hooks import HookContext, HookPoint
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 
 
@@ -72,7 +72,7 @@ def test_async_guardrail_and_hooks_await_on_the_callers_loop(
             instructions="x",
             llm=llm,
             tools=[shout],
-            hooks={HookEvent.BEFORE_LLM: record, HookEvent.AFTER_TOOL: record},
+            hooks={HookPoint.BEFORE_LLM: record, HookPoint.AFTER_TOOL: record},
             guardrails=GuardrailConfig(output=checked),
         )
         return await chat_while_releasing(agent, "go", releaser)

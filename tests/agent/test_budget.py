@@ -17,7 +17,7 @@ from praisonlike import Agent, ExecutionConfig, LLMConfig, TerminationReason, Us
 from praisonlike.errors import BudgetExceededError
 from praisonlike.events import BudgetWarning, LLMRequest, RunFinished
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
-from praisonlike.testing import Usage as ScriptedUsage
+from praisonlike.testing import ReportedUsage as ScriptedUsage
 
 PRICES = {"test-model": {"input": 1.0, "output": 2.0}}
 FIRST_TURN_COST = (1000 * 1.0 + 100 * 2.0) / 1_000_000  # 0.0012

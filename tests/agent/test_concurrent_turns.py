@@ -16,7 +16,7 @@ import pytest
 
 from praisonlike import Agent
 from praisonlike.errors import ConcurrentTurnError
-from praisonlike.hooks import HookContext, HookEvent
+from praisonlike.hooks import HookContext, HookPoint
 from praisonlike.testing import Call, Delay, Fault, LocalLLMServer, RecordedRequest, Text, ToolCalls
 from praisonlike.tools.python_tool import function_tool
 
@@ -226,7 +226,7 @@ def test_a_hook_or_the_stream_consumer_cannot_start_a_turn_inside_one(
             refused.append("hook")
 
     server.default = Text("fine")
-    agent = Agent(instructions="x", llm=llm, hooks={HookEvent.BEFORE_LLM: nested})
+    agent = Agent(instructions="x", llm=llm, hooks={HookPoint.BEFORE_LLM: nested})
     for event in agent.stream_events("go"):
         if event.type == "run_started":
             with pytest.raises(ConcurrentTurnError):

@@ -26,10 +26,10 @@ from praisonlike.testing import (
     Fault,
     LocalLLMServer,
     RecordedRequest,
+    ReportedUsage,
     Response,
     Text,
     ToolCalls,
-    Usage,
 )
 
 pytestmark = pytest.mark.filterwarnings("ignore::praisonlike.context.ContextWindowUnknownWarning")
@@ -325,7 +325,7 @@ class ScriptedModels:
             self.summary_requests.append(request)
             if self.fail_summaries:
                 return Fault.server_error()
-            return Text(self.summary_text(len(self.summary_requests)), usage=Usage(321, 17))
+            return Text(self.summary_text(len(self.summary_requests)), usage=ReportedUsage(321, 17))
         if self.answers:
             return self.answers.pop(0)
         return Text("Answer: " + words(60, len(request.messages)))

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from praisonlike._runtime.cancellation import CancelToken
 from praisonlike.agent.conversation import Conversation
-from praisonlike.cancellation import CancelToken
 from praisonlike.errors import ConcurrentTurnError
 from praisonlike.result import RunResult
 from praisonlike.run_enums import TerminationReason

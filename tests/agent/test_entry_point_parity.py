@@ -17,7 +17,7 @@ import pytest
 from praisonlike import Agent
 from praisonlike.agent.guardrails import GuardrailConfig
 from praisonlike.events import RunFinished, TextDelta
-from praisonlike.hooks import HookContext, HookEvent, HookResult
+from praisonlike.hooks import HookContext, HookPoint, HookResult
 from praisonlike.result import RunResult, TerminationReason
 from praisonlike.testing import LocalLLMServer, Text
 
@@ -37,7 +37,7 @@ def hook_answered_agent(llm: dict[str, Any]) -> Agent:
     return Agent(
         instructions="x",
         llm=llm,
-        hooks={HookEvent.BEFORE_LLM: lambda ctx: HookResult(block=True, output=HOOK_ANSWER)},
+        hooks={HookPoint.BEFORE_LLM: lambda ctx: HookResult(block=True, output=HOOK_ANSWER)},
     )
 
 
@@ -113,7 +113,7 @@ def test_run_finished_carries_the_same_result_as_last_result(
         llm=llm,
         skills=[tmp_path],
         on_event=observed.append,
-        hooks={HookEvent.AFTER_AGENT: after_agent},
+        hooks={HookPoint.AFTER_AGENT: after_agent},
     )
     server.default = Text("notes")
     for run in (

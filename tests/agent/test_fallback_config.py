@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from praisonlike import Agent, ContextConfig, ExecutionConfig, LLMConfig
-from praisonlike.agent.memory import MemoryConfig
 from praisonlike.errors import ConfigurationError, ModelRequestBlockedError
 from praisonlike.events import CompactionEvent, ErrorEvent, FallbackEvent
-from praisonlike.llm.providers import related_config
 from praisonlike.memory import SQLiteStore
+from praisonlike.memory.config import MemoryConfig
+from praisonlike.models.providers import related_config
 from praisonlike.testing import Fault, LocalLLMServer, Text
 
 CANARY = "sk-openai-canary"

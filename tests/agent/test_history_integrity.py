@@ -13,7 +13,7 @@ import pytest
 
 from praisonlike import Agent
 from praisonlike.events import LLMRequest
-from praisonlike.hooks import HookContext, HookEvent, HookResult
+from praisonlike.hooks import HookContext, HookPoint, HookResult
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 
 
@@ -95,7 +95,7 @@ def test_a_before_llm_hook_editing_in_place_changes_that_request_only(
         assert ctx.messages is not None
         ctx.messages[-1]["content"] = ctx.messages[-1]["content"].upper()
 
-    agent = Agent(instructions="You chat.", llm=llm, hooks={HookEvent.BEFORE_LLM: shout})
+    agent = Agent(instructions="You chat.", llm=llm, hooks={HookPoint.BEFORE_LLM: shout})
     server.extend([Text("One."), Text("Two.")])
     agent.chat("first question")
     agent.chat("second question")
@@ -119,7 +119,7 @@ def test_a_before_llm_hook_may_still_replace_the_messages(
         assert ctx.messages is not None
         return HookResult(messages=[*ctx.messages[:-1], {"role": "user", "content": "swapped"}])
 
-    agent = Agent(instructions="You chat.", llm=llm, hooks={HookEvent.BEFORE_LLM: replace})
+    agent = Agent(instructions="You chat.", llm=llm, hooks={HookPoint.BEFORE_LLM: replace})
     server.add(Text("Ok."))
     agent.chat("original")
     assert server.requests[0].messages[-1]["content"] == "swapped"

@@ -11,7 +11,7 @@ import pytest
 
 from praisonlike import Agent, ExecutionConfig, RunContext, tool
 from praisonlike.errors import BadRequestError, HookError
-from praisonlike.hooks import HookContext, HookEvent, HookResult
+from praisonlike.hooks import HookContext, HookPoint, HookResult
 from praisonlike.testing import Call, Fault, LocalLLMServer, Text, ToolCalls
 
 
@@ -26,8 +26,8 @@ def run(agent: Agent, way: str, prompt: str = "go") -> Any:
     return agent.chat(prompt)
 
 
-def observe_all(agent: Agent, seen: list[HookEvent], asynchronous: bool) -> None:
-    for event in HookEvent:
+def observe_all(agent: Agent, seen: list[HookPoint], asynchronous: bool) -> None:
+    for event in HookPoint:
         if asynchronous:
 
             async def hook(ctx: HookContext) -> None:
@@ -48,7 +48,7 @@ def test_every_hook_event_fires(
 ) -> None:
     from praisonlike import ContextConfig
 
-    seen: list[HookEvent] = []
+    seen: list[HookPoint] = []
     big = "word " * 400
     server.extend(
         [
@@ -73,8 +73,8 @@ def test_every_hook_event_fires(
     assert run(agent, way, "second " + big) == "3"
     with pytest.raises(BadRequestError):
         run(agent, way, "third")
-    assert set(seen) == set(HookEvent)
-    assert seen[0] is HookEvent.BEFORE_AGENT
+    assert set(seen) == set(HookPoint)
+    assert seen[0] is HookPoint.BEFORE_AGENT
 
 
 def test_before_llm_can_replace_messages_or_block(
@@ -83,7 +83,7 @@ def test_before_llm_can_replace_messages_or_block(
     server.add(Text("ok"))
     agent = Agent(instructions="x", llm=llm)
 
-    @agent.on(HookEvent.BEFORE_LLM)
+    @agent.on(HookPoint.BEFORE_LLM)
     def rewrite(ctx: HookContext) -> HookResult:
         assert ctx.messages is not None
         return HookResult(messages=[*ctx.messages, {"role": "user", "content": "PS: be brief"}])
@@ -94,14 +94,14 @@ def test_before_llm_can_replace_messages_or_block(
     blocker = Agent(
         instructions="x",
         llm=llm,
-        hooks={HookEvent.BEFORE_LLM: lambda ctx: HookResult(block=True, output="blocked answer")},
+        hooks={HookPoint.BEFORE_LLM: lambda ctx: HookResult(block=True, output="blocked answer")},
     )
     assert blocker.chat("anything") == "blocked answer"
     assert server.request_count == 1
     refuser = Agent(
         instructions="x",
         llm=llm,
-        hooks={HookEvent.BEFORE_LLM: lambda ctx: HookResult(block=True, reason="policy")},
+        hooks={HookPoint.BEFORE_LLM: lambda ctx: HookResult(block=True, reason="policy")},
     )
     with pytest.raises(HookError, match="policy"):
         refuser.chat("anything")
@@ -135,7 +135,7 @@ def test_before_tool_changes_arguments_or_denies_and_after_tool_replaces(
         instructions="x",
         llm=llm,
         tools=[record],
-        hooks={HookEvent.BEFORE_TOOL: before, HookEvent.AFTER_TOOL: after},
+        hooks={HookPoint.BEFORE_TOOL: before, HookPoint.AFTER_TOOL: after},
     )
     agent.chat("go")
     assert calls == [(10, 20)]
@@ -151,12 +151,12 @@ def test_raising_hook_fails_the_turn_unless_fail_open(
         raise RuntimeError("hook bug")
 
     server.extend([Text("a"), Text("b")])
-    agent = Agent(instructions="x", llm=llm, hooks={HookEvent.AFTER_LLM: broken})
+    agent = Agent(instructions="x", llm=llm, hooks={HookPoint.AFTER_LLM: broken})
     with pytest.raises(HookError, match="broken"):
         agent.chat("x")
     assert agent.chat_history == []
     lenient = Agent(instructions="x", llm=llm)
-    lenient.on(HookEvent.AFTER_LLM, fail_open=True)(broken)
+    lenient.on(HookPoint.AFTER_LLM, fail_open=True)(broken)
     assert lenient.chat("y") in {"a", "b"}
 
 

@@ -15,9 +15,9 @@ import pytest
 
 from praisonlike import Agent, TerminationReason
 from praisonlike.events import ErrorEvent, RunFinished
-from praisonlike.llm.call_faults import MAX_CALL_CORRECTIONS
-from praisonlike.llm.config import LLMConfig
-from praisonlike.llm.tool_loop import NO_ANSWER_TEXT
+from praisonlike.loop.tool_loop import NO_ANSWER_TEXT
+from praisonlike.models.config import LLMConfig
+from praisonlike.react.call_faults import MAX_CALL_CORRECTIONS
 from praisonlike.testing import LocalLLMServer, Text
 
 pytestmark = pytest.mark.filterwarnings(

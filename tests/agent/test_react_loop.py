@@ -22,8 +22,8 @@ from praisonlike.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from praisonlike.llm.config import LLMConfig
-from praisonlike.llm.react import StreamCallDetector, unoffered_calls
+from praisonlike.models.config import LLMConfig
+from praisonlike.react.parse import StreamCallDetector, unoffered_calls
 from praisonlike.result import ToolMode
 from praisonlike.testing import Call, LocalLLMServer, RecordedRequest, Text, ToolCalls
 

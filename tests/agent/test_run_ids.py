@@ -11,7 +11,7 @@ import pytest
 from gil_watch import gil_watcher
 
 from praisonlike import Agent
-from praisonlike.run_ids import new_run_id
+from praisonlike._runtime.run_ids import new_run_id
 from praisonlike.testing import LocalLLMServer, Text
 
 

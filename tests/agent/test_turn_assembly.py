@@ -6,14 +6,14 @@ from typing import Any
 
 import pytest
 
+from praisonlike._runtime.cancellation import CancelToken
 from praisonlike.agent.assembly import RunOptions, assemble_turn, close_turn
 from praisonlike.agent.conversation import Conversation
 from praisonlike.agent.guardrails import GuardrailConfig
 from praisonlike.agent.parts import AgentParts
 from praisonlike.agent.spec import AgentSpec
-from praisonlike.cancellation import CancelToken
 from praisonlike.errors import InvalidInputError
-from praisonlike.llm.usage import UsageTracker
+from praisonlike.models.usage import UsageTracker
 from praisonlike.run_enums import TerminationReason
 from praisonlike.testing import FunctionModel
 from praisonlike.tools.python_tool import function_tool

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from praisonlike.cli import main
-from praisonlike.llm.local import LOCAL_MODELS
+from praisonlike.models.local import LOCAL_MODELS
 
 
 def info(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, str], str]:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from praisonlike.context import TokenCounter, encoding_for_model
 from praisonlike.context.encoding import load_encoding
-from praisonlike.llm.backend import prepare_environment
+from praisonlike.models.litellm_backend import prepare_environment
 
 
 def _tiktoken(name: str, value: str) -> int:

@@ -147,7 +147,8 @@ def _test_functions(block: Block, namespace: dict[str, Any]) -> list[Any]:
     return [
         value
         for key, value in namespace.items()
-        if key.startswith("test_") and inspect.isfunction(value)
+        if key.startswith("test_")
+        and inspect.isfunction(value)
         and value.__code__.co_filename == name
     ]
 
@@ -164,7 +165,7 @@ def _call_test(function: Any, stack: ExitStack) -> None:
 @pytest.fixture
 def docs_sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalLLMServer]:
     """The working directory, environment and ``server`` every block runs with."""
-    import praisonlike.llm.local
+    import praisonlike.models.local
 
     work = tmp_path / "work"
     work.mkdir()
@@ -177,7 +178,9 @@ def docs_sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Lo
     monkeypatch.setenv("PATH", os.pathsep.join([python_folder, os.environ.get("PATH", "")]))
     with LocalLLMServer() as server:
         monkeypatch.setattr(
-            praisonlike.llm.local, "local_endpoint", lambda model: ("openai/test-model", server.url)
+            praisonlike.models.local,
+            "local_endpoint",
+            lambda model: ("openai/test-model", server.url),
         )
         yield server
 
@@ -237,7 +240,10 @@ def test_markers_attach_to_the_block_below_them() -> None:
     )
     first, second, third = parse_blocks(ROOT / "README.md", text)
     assert (first.line, first.code, first.setup, first.expect) == (
-        10, "print(x + y)\n", ["x = 1\ny = 2"], ["3"]
+        10,
+        "print(x + y)\n",
+        ["x = 1\ny = 2"],
+        ["3"],
     )
     assert not first.continues and first.no_run is None
     assert second.continues and second.needs == ["yaml"] and second.setup == []

@@ -146,7 +146,7 @@ def _run_child(path: Path, output: Path, workdir: Path) -> None:
 
 
 def _fork_all(paths: list[Path], scratch: Path, parallel: bool) -> dict[str, dict[str, object]]:
-    from praisonlike.llm.backend import load_litellm
+    from praisonlike.models.litellm_backend import load_litellm
 
     load_litellm()
     import praisonlike.agent.agent  # noqa: F401  (warm the imports every example needs)
@@ -279,7 +279,7 @@ def test_example_runs_on_the_scripted_server(
 def _local_model_requested() -> bool:
     if os.environ.get("PRAISONLIKE_EXAMPLES_LOCAL", "").strip() != "1":
         return False
-    from praisonlike.llm.local import is_local_available
+    from praisonlike.models.local import is_local_available
 
     return is_local_available()
 

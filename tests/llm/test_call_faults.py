@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from praisonlike.llm.call_faults import CallFault, correction_message, find_call_fault
+from praisonlike.react.call_faults import CallFault, correction_message, find_call_fault
 
 OFFERED = {"get_weather", "add"}
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}

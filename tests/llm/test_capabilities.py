@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from praisonlike.llm.backend import load_litellm
-from praisonlike.llm.capabilities import FEATURE_NAMES, ModelFeatures, model_features
-from praisonlike.llm.local.model_file import LOCAL_MODELS
+from praisonlike.models.capabilities import FEATURE_NAMES, ModelFeatures, model_features
+from praisonlike.models.litellm_backend import load_litellm
+from praisonlike.models.local.model_file import LOCAL_MODELS
 
 
 def test_known_model_reads_the_map() -> None:

@@ -15,15 +15,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from praisonlike import errors
-from praisonlike.llm import backend
-from praisonlike.llm.errors import (
+from praisonlike.models import litellm_backend
+from praisonlike.models.error_classification import (
     ErrorClass,
     ErrorKind,
     classify_llm_error,
     to_llm_error,
 )
-from praisonlike.llm.network_guard import endpoint_label
-from praisonlike.llm.redaction import redact_secrets
+from praisonlike.models.network_guard import endpoint_label
+from praisonlike.redaction import redact_secrets
 
 K = ErrorKind
 REQUEST = httpx.Request("POST", "https://api.example.invalid/v1/chat/completions")
@@ -31,7 +31,7 @@ REQUEST = httpx.Request("POST", "https://api.example.invalid/v1/chat/completions
 
 @pytest.fixture(scope="module")
 def litellm() -> ModuleType:
-    return backend.load_litellm()
+    return litellm_backend.load_litellm()
 
 
 def response(status: int, headers: dict[str, str] | None = None) -> httpx.Response:
@@ -173,8 +173,8 @@ def test_litellm_stage_is_skipped_until_litellm_is_loaded(
     def must_not_load() -> ModuleType:
         raise AssertionError("classification imported LiteLLM")
 
-    monkeypatch.setattr(backend, "is_loaded", lambda: False)
-    monkeypatch.setattr(backend, "load_litellm", must_not_load)
+    monkeypatch.setattr(litellm_backend, "is_loaded", lambda: False)
+    monkeypatch.setattr(litellm_backend, "load_litellm", must_not_load)
     assert classify_llm_error(exc).kind is K.CONTEXT_WINDOW_EXCEEDED
     assert classify_llm_error(plain_bad_request).kind is K.BAD_REQUEST
 

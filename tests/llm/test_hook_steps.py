@@ -7,12 +7,12 @@ import asyncio
 import pytest
 
 from praisonlike.errors import HookError
-from praisonlike.hooks import HookContext, HookEvent, HookResult, HookRunner
-from praisonlike.llm.user_code import AwaitUserCode
+from praisonlike.hooks import HookContext, HookPoint, HookResult, HookRunner
+from praisonlike.loop.user_code import AwaitUserCode
 
 
 def context() -> HookContext:
-    return HookContext(event=HookEvent.BEFORE_TOOL, run_id="r", arguments={"n": 1})
+    return HookContext(event=HookPoint.BEFORE_TOOL, run_id="r", arguments={"n": 1})
 
 
 def test_sync_hooks_run_at_once_and_async_ones_are_yielded_in_order() -> None:
@@ -31,7 +31,7 @@ def test_sync_hooks_run_at_once_and_async_ones_are_yielded_in_order() -> None:
         seen.append(f"third {ctx.arguments}")
 
     for hook in (first, second, third):
-        runner.register(HookEvent.BEFORE_TOOL, hook)
+        runner.register(HookPoint.BEFORE_TOOL, hook)
 
     steps = runner.steps(context())
     pending = next(steps)
@@ -53,8 +53,8 @@ def test_an_async_hook_that_raises_is_a_hook_error_naming_it_unless_fail_open() 
 
     for fail_open in (False, True):
         runner = HookRunner()
-        runner.register(HookEvent.BEFORE_TOOL, broken, fail_open=fail_open)
-        runner.register(HookEvent.BEFORE_TOOL, after)
+        runner.register(HookPoint.BEFORE_TOOL, broken, fail_open=fail_open)
+        runner.register(HookPoint.BEFORE_TOOL, after)
         steps = runner.steps(context())
         pending = next(steps)
         asyncio.run(pending.settle())

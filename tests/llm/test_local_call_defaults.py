@@ -6,14 +6,14 @@ LiteLLM arguments built from it; no model is started.
 
 from __future__ import annotations
 
-from praisonlike.llm.config import LLMConfig
-from praisonlike.llm.local.server import (
+from praisonlike.loop.commands import CallModel
+from praisonlike.models.codec import completion_kwargs
+from praisonlike.models.config import LLMConfig
+from praisonlike.models.local.server import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_REQUEST_TIMEOUT,
     with_local_defaults,
 )
-from praisonlike.llm.model_call import completion_kwargs
-from praisonlike.llm.protocol import CallModel
 
 ENDPOINT = ("openai/qwen2.5-coder-0.5b", "http://127.0.0.1:9/v1")
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from praisonlike.errors import ConfigurationError
-from praisonlike.llm.local import model_file
-from praisonlike.llm.local.model_file import (
+from praisonlike.models.local import model_file
+from praisonlike.models.local.model_file import (
     LOCAL_MODELS,
     LocalModelSpec,
     ModelFileError,

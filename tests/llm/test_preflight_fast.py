@@ -20,8 +20,8 @@ print("exit", code, "litellm", "litellm" in sys.modules)
 CHECK = """
 import sys
 from praisonlike.errors import MissingCredentialsError
-from praisonlike.llm.config import LLMConfig
-from praisonlike.llm.preflight import check_model
+from praisonlike.models.config import LLMConfig
+from praisonlike.models.preflight import check_model
 try:
     check_model(LLMConfig(model={model!r}))
 except MissingCredentialsError as error:

@@ -13,7 +13,7 @@ import pytest
 
 from praisonlike import Agent
 from praisonlike.errors import BadRequestError
-from praisonlike.llm.backend import load_litellm
+from praisonlike.models.litellm_backend import load_litellm
 from praisonlike.testing import LocalLLMServer, Text
 
 

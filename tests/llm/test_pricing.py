@@ -9,22 +9,22 @@ from typing import Any
 import pytest
 
 from praisonlike.errors import ConfigurationError
-from praisonlike.llm import backend, pricing
-from praisonlike.llm.pricing import (
+from praisonlike.models import litellm_backend, pricing
+from praisonlike.models.pricing import (
     ModelPrice,
     cost_of,
     resolve_price,
     usage_from_response,
     usage_with_cost,
 )
-from praisonlike.llm.usage import Usage
+from praisonlike.models.usage import Usage
 
 UNKNOWN_MODEL = "openai/test-model"
 
 
 @pytest.fixture(scope="module")
 def litellm() -> ModuleType:
-    return backend.load_litellm()
+    return litellm_backend.load_litellm()
 
 
 def usage(prompt: int, completion: int, cached: int = 0) -> Usage:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from praisonlike.llm.local.model_file import LocalModelSpec, ensure_model_file
-from praisonlike.progress import PROGRESS_ENV, progress_enabled, slow_step
+from praisonlike._runtime.progress import PROGRESS_ENV, progress_enabled, slow_step
+from praisonlike.models.local.model_file import LocalModelSpec, ensure_model_file
 
 
 def make_part(root: Path, data: bytes, monkeypatch: pytest.MonkeyPatch, name: str) -> str:

@@ -10,15 +10,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from praisonlike.llm.call_faults import find_call_fault
-from praisonlike.llm.react import (
+from praisonlike.react.call_faults import find_call_fault
+from praisonlike.react.parse import (
     MAX_TEXT_CHARS,
     StreamCallDetector,
     TextToolCall,
     is_whole_answer_a_call,
     parse_text_tool_calls,
 )
-from praisonlike.llm.react_prompt import observation_message, react_instructions
+from praisonlike.react.prompt import observation_message, react_instructions
 
 OFFERED = {"get_weather", "add"}
 CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'

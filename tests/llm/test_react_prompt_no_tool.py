@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from praisonlike.llm.react_prompt import react_instructions
+from praisonlike.react.prompt import react_instructions
 
 WEATHER: dict[str, Any] = {
     "type": "function",

@@ -13,9 +13,9 @@ import pytest
 from pydantic import BaseModel
 
 from praisonlike import Agent
-from praisonlike.llm.capabilities import model_features
-from praisonlike.llm.config import LLMConfig
-from praisonlike.llm.tool_grammar import tool_call_grammar
+from praisonlike.models.capabilities import model_features
+from praisonlike.models.config import LLMConfig
+from praisonlike.react.grammar import tool_call_grammar
 from praisonlike.testing import LocalLLMServer, Text
 
 pytestmark = pytest.mark.filterwarnings(

@@ -24,10 +24,10 @@ from praisonlike.errors import (
     ConfigurationError,
     ModelRequestBlockedError,
 )
-from praisonlike.llm import model_map
-from praisonlike.llm.backend import load_litellm
-from praisonlike.llm.config import LLMConfig
-from praisonlike.llm.transport import TRANSPORT_ENV, transport_for
+from praisonlike.models import model_map
+from praisonlike.models.config import LLMConfig
+from praisonlike.models.litellm_backend import load_litellm
+from praisonlike.models.transport import TRANSPORT_ENV, transport_for
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 
 ENDPOINT = "http://127.0.0.1:8080/v1"
@@ -226,8 +226,8 @@ def test_a_registered_model_is_priced_and_sized_without_litellm() -> None:
     by pricing and context budgeting without importing LiteLLM."""
     script = (
         "import sys\n"
-        "from praisonlike.llm import model_map\n"
-        "from praisonlike.llm.pricing import resolve_price\n"
+        "from praisonlike.models import model_map\n"
+        "from praisonlike.models.pricing import resolve_price\n"
         "from praisonlike.context.window import known_context_window\n"
         "model_map.register('openai/my-local-alias', {'litellm_provider': 'openai', "
         "'mode': 'chat', 'max_input_tokens': 4096, 'input_cost_per_token': 0.0, "

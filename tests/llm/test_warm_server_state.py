@@ -12,9 +12,9 @@ import pytest
 
 from praisonlike.cli import main
 from praisonlike.errors import ConfigurationError
-from praisonlike.llm.local import state_file
-from praisonlike.llm.local.state_file import STATE_DIR_ENV, ServerState
-from praisonlike.llm.local.warm_server import (
+from praisonlike.models.local import state_file
+from praisonlike.models.local.state_file import STATE_DIR_ENV, ServerState
+from praisonlike.models.local.warm_server import (
     DEFAULT_KEEP_ALIVE,
     KEEP_ALIVE_ENV,
     keep_alive_seconds,

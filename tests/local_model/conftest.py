@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from praisonlike.llm.local.state_file import STATE_DIR_ENV
-from praisonlike.llm.local.warm_server import KEEP_ALIVE_ENV, stop_servers
+from praisonlike.models.local.state_file import STATE_DIR_ENV
+from praisonlike.models.local.warm_server import KEEP_ALIVE_ENV, stop_servers
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -25,9 +25,9 @@ from praisonlike.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from praisonlike.llm.config import ExecutionConfig, LLMConfig
-from praisonlike.llm.local import LOCAL_MODELS, is_local_available
-from praisonlike.llm.react import parse_text_tool_calls
+from praisonlike.models.config import ExecutionConfig, LLMConfig
+from praisonlike.models.local import LOCAL_MODELS, is_local_available
+from praisonlike.react.parse import parse_text_tool_calls
 from praisonlike.result import ToolMode
 
 pytestmark = [

@@ -12,10 +12,10 @@ import pytest
 
 from praisonlike import Agent, TerminationReason
 from praisonlike.events import LLMRequest
-from praisonlike.llm.config import ExecutionConfig, LLMConfig
-from praisonlike.llm.local import is_local_available
-from praisonlike.llm.local.server import DEFAULT_MAX_TOKENS, local_endpoint
-from praisonlike.llm.tool_grammar import tool_call_grammar
+from praisonlike.models.config import ExecutionConfig, LLMConfig
+from praisonlike.models.local import is_local_available
+from praisonlike.models.local.server import DEFAULT_MAX_TOKENS, local_endpoint
+from praisonlike.react.grammar import tool_call_grammar
 from praisonlike.tools.registry import ToolRegistry
 
 pytestmark = [

@@ -14,8 +14,8 @@ import pytest
 from praisonlike import Agent
 from praisonlike.errors import RunCancelled
 from praisonlike.events import RunFinished, ToolCallEvent
-from praisonlike.llm.config import ExecutionConfig, LLMConfig
-from praisonlike.llm.local import is_local_available
+from praisonlike.models.config import ExecutionConfig, LLMConfig
+from praisonlike.models.local import is_local_available
 
 pytestmark = [
     pytest.mark.local_model,

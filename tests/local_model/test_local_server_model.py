@@ -12,19 +12,19 @@ from typing import Any
 
 import pytest
 
-from praisonlike.llm.backend import load_litellm
-from praisonlike.llm.local import (
+from praisonlike.models.litellm_backend import load_litellm
+from praisonlike.models.local import (
     LOCAL_MODELS,
-    LocalModelServer,
+    LlamaCppServer,
     ensure_model_file,
     is_local_available,
     local_endpoint,
 )
-from praisonlike.llm.react import (
+from praisonlike.react.parse import (
     StreamCallDetector,
     parse_text_tool_calls,
 )
-from praisonlike.llm.react_prompt import observation_message, react_instructions
+from praisonlike.react.prompt import observation_message, react_instructions
 
 pytestmark = [
     pytest.mark.local_model,
@@ -137,7 +137,7 @@ def test_streamed_answer_through_the_detector_matches_the_parse(
 )
 def test_server_start_and_stop_free_the_port() -> None:
     spec = LOCAL_MODELS["smollm2-135m"]
-    server = LocalModelServer(ensure_model_file(spec), alias=spec.name, n_ctx=spec.context_window)
+    server = LlamaCppServer(ensure_model_file(spec), alias=spec.name, n_ctx=spec.context_window)
     with server:
         health = server.url.removesuffix("/v1") + "/health"
         with urllib.request.urlopen(health, timeout=10) as reply:

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from praisonlike.llm.local import DEFAULT_LOCAL_MODEL, LOCAL_MODELS, is_local_available
-from praisonlike.llm.local.state_file import (
+from praisonlike.models.local import DEFAULT_LOCAL_MODEL, LOCAL_MODELS, is_local_available
+from praisonlike.models.local.state_file import (
     STATE_DIR_ENV,
     ServerState,
     pid_alive,
@@ -30,7 +30,7 @@ from praisonlike.llm.local.state_file import (
     wait_for_exit,
     write_state,
 )
-from praisonlike.llm.local.warm_server import KEEP_ALIVE_ENV
+from praisonlike.models.local.warm_server import KEEP_ALIVE_ENV
 
 pytestmark = [
     pytest.mark.local_model,
@@ -40,8 +40,8 @@ pytestmark = [
 
 CLIENT = """
 import json
-from praisonlike.llm.local import local_endpoint
-from praisonlike.llm.local.warm_server import endpoint_token
+from praisonlike.models.local import local_endpoint
+from praisonlike.models.local.warm_server import endpoint_token
 model, api_base = local_endpoint("local")
 print(json.dumps({"model": model, "api_base": api_base, "token": endpoint_token(api_base)}))
 """

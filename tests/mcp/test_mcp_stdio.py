@@ -11,7 +11,7 @@ import pytest
 from mcp_support import CallLog, MakeTools
 
 from praisonlike import Agent
-from praisonlike.llm.config import ExecutionConfig
+from praisonlike.models.config import ExecutionConfig
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 from praisonlike.tools import RawTool
 from praisonlike.tools.mcp import MCPServerError, MCPTools

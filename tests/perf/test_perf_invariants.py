@@ -107,7 +107,7 @@ def test_importing_and_constructing_loads_no_heavy_module(code: str) -> None:
 
 
 FAIL_OPEN_HOOK = """
-from praisonlike import Agent, HookEvent
+from praisonlike import Agent, HookPoint
 from praisonlike.testing import LocalLLMServer, Text
 
 def broken(ctx):
@@ -115,7 +115,7 @@ def broken(ctx):
 
 with LocalLLMServer([Text("fine")]) as server:
     agent = Agent(instructions="x", llm=server.llm_config())
-    agent.on(HookEvent.AFTER_LLM, fail_open=True)(broken)
+    agent.on(HookPoint.AFTER_LLM, fail_open=True)(broken)
     print(agent.chat("hi"))
 """
 
@@ -143,7 +143,8 @@ def test_no_warmup_env_keeps_the_warmup_thread_from_starting() -> None:
 
 def test_warmup_runs_by_default_and_loads_litellm() -> None:
     code = (
-        "import sys\nfrom praisonlike import Agent\nfrom praisonlike.llm import backend\n"
+        "import sys\nfrom praisonlike import Agent\n"
+        "from praisonlike.models import litellm_backend as backend\n"
         "Agent(instructions='x')\nthread = backend._warmup_thread\n"
         "assert thread is not None and thread.name == 'praisonlike-warmup'\n"
         "thread.join(120)\nprint(backend.is_loaded() and 'litellm' in sys.modules\n"
@@ -276,8 +277,20 @@ def test_separate_agents_share_connections(
     assert 1 <= proxy.accepted <= 2
 
 
-TIMER_TYPES = frozenset({"TimerHandle", "Context", "builtin_function_or_method", "ReferenceType"})
-"""What a pending asyncio timer is made of: their number depends on timing, not on turns."""
+TIMER_TYPES = frozenset(
+    {
+        "TimerHandle",
+        "Context",
+        "hamt",
+        "hamt_bitmap_node",
+        "hamt_array_node",
+        "hamt_collision_node",
+        "builtin_function_or_method",
+        "ReferenceType",
+    }
+)
+"""What a pending asyncio timer is made of (its handle, and the ``contextvars`` copy it
+runs in, with that copy's nodes): their number depends on timing, not on turns."""
 
 
 def _census() -> Counter[str]:
@@ -338,7 +351,9 @@ async def test_async_turns_with_cleared_history_retain_no_objects() -> None:
     assert sum(grown.values()) < 60, grown
 
 
-@pytest.mark.parametrize("package", ["praisonlike", "praisonlike.tools", "praisonlike.context"])
+@pytest.mark.parametrize(
+    "package", ["praisonlike", "praisonlike.tools", "praisonlike.context", "praisonlike.memory"]
+)
 def test_lazily_exported_names_are_not_shadowed_by_submodules(package: str) -> None:
     namespace = importlib.import_module(package)
     for info in pkgutil.iter_modules(namespace.__path__):

@@ -64,7 +64,7 @@ def run_turns(api_base: str, store: str, session: str, markers: str) -> None:
 
 
 def serve_forks() -> None:
-    from praisonlike.llm.backend import load_litellm
+    from praisonlike.models.litellm_backend import load_litellm
 
     load_litellm()
     import praisonlike.agent.agent  # noqa: F401  (the children use it)

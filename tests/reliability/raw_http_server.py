@@ -16,7 +16,7 @@ from types import TracebackType
 from typing import Any
 
 from praisonlike.testing.payloads import ChunkFactory
-from praisonlike.testing.script import Text, ToolCalls, Usage
+from praisonlike.testing.script import ReportedUsage, Text, ToolCalls
 from praisonlike.testing.wire import (
     END_OF_CHUNKS,
     json_response,
@@ -142,7 +142,7 @@ def completion_bytes(message: dict[str, Any], *, usage: Any = None, finish: str 
     return json_response(200, payload, keep_alive=False)
 
 
-def stream_bytes(answer: Text | ToolCalls, usage: Usage) -> bytes:
+def stream_bytes(answer: Text | ToolCalls, usage: ReportedUsage) -> bytes:
     """A whole SSE response (chunked encoding) as LocalLLMServer would stream ``answer``."""
     counter = iter(range(1, 1000))
     factory = ChunkFactory("chatcmpl-raw", "test-model", lambda: f"call_{next(counter)}")

@@ -24,7 +24,7 @@ from reliability_support import WAYS, CallLog, TurnRun, recording_tools, run_tur
 
 from praisonlike import Agent, ExecutionConfig, MemoryConfig
 from praisonlike.errors import PraisonlikeError
-from praisonlike.testing import Call, DropConnection, LocalLLMServer, Text, ToolCalls, Usage
+from praisonlike.testing import Call, DropConnection, LocalLLMServer, ReportedUsage, Text, ToolCalls
 
 # LiteLLM's response models warn when they hold the nonsense these tests send.
 pytestmark = pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")
@@ -234,9 +234,9 @@ def test_streams_dropped_after_any_chunk_are_retried_or_typed(
 
 
 CUT_STREAM = stream_bytes(
-    ToolCalls([Call("echo", {"text": "whole"})], content="Let me echo."), Usage(3, 4)
+    ToolCalls([Call("echo", {"text": "whole"})], content="Let me echo."), ReportedUsage(3, 4)
 )
-FOLLOW_UP = stream_bytes(Text(DONE), Usage(1, 1))
+FOLLOW_UP = stream_bytes(Text(DONE), ReportedUsage(1, 1))
 
 
 def cut_points() -> list[int]:

@@ -63,7 +63,7 @@ def open_fds() -> int:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="praisonlike/llm/drivers.py AsyncDriver: LiteLLM caches an async client per event "
+    reason="praisonlike/loop/drivers.py AsyncDriver: LiteLLM caches an async client per event "
     "loop, so each asyncio.run(agent.achat(...)) leaves an open connection behind (about 200 "
     "before LiteLLM's cache starts evicting)",
 )

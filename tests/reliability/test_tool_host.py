@@ -23,7 +23,7 @@ from praisonlike import Agent, ExecutionConfig, MemoryConfig, TerminationReason,
 from praisonlike.context import ContextConfig
 from praisonlike.errors import ConfigurationError, ToolError
 from praisonlike.events import ToolResultEvent
-from praisonlike.llm.protocol import ToolCall
+from praisonlike.loop.commands import ToolCall
 from praisonlike.memory import SQLiteStore
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 from praisonlike.tools import ToolRegistry, format_tool_result

@@ -13,7 +13,7 @@ from serve_support import Reader, Running, serving, sse_messages, stream_run, tu
 
 from praisonlike import Agent, ExecutionConfig
 from praisonlike.events import Event
-from praisonlike.hooks import HookContext, HookEvent
+from praisonlike.hooks import HookContext, HookPoint
 from praisonlike.testing import Call, Delay, Fault, LocalLLMServer, Text, ToolCalls
 
 EVENTS: TypeAdapter[Any] = TypeAdapter(Event)
@@ -295,7 +295,7 @@ def test_a_hook_registered_with_on_after_construction_runs_in_served_runs(
     agent = make_agent(server)
     seen: list[tuple[str, str | None]] = []
 
-    @agent.on(HookEvent.BEFORE_TOOL)
+    @agent.on(HookPoint.BEFORE_TOOL)
     def audit(context: HookContext) -> None:
         seen.append((context.event.value, context.tool_name))
 

@@ -17,8 +17,8 @@ import pytest
 from praisonlike import Agent
 from praisonlike.errors import APIConnectionError, AuthenticationError, LLMError, RateLimitError
 from praisonlike.events import TextDelta, ToolCallEvent, ToolResultEvent
-from praisonlike.llm.config import ExecutionConfig
-from praisonlike.llm.transport import needs_litellm, transport_for
+from praisonlike.models.config import ExecutionConfig
+from praisonlike.models.transport import needs_litellm, transport_for
 from praisonlike.testing import (
     Call,
     DropConnection,

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from praisonlike.errors import ConfigurationError
-from praisonlike.llm.backend import load_litellm
+from praisonlike.models.litellm_backend import load_litellm
 from praisonlike.testing import (
     EXHAUSTED_MESSAGE,
     Call,

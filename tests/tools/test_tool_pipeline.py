@@ -17,7 +17,7 @@ from own_loop import BOUND, run_on_own_loop
 
 from praisonlike import Agent, tool
 from praisonlike.errors import RunCancelled, ToolError
-from praisonlike.hooks import HookContext, HookEvent, HookResult
+from praisonlike.hooks import HookContext, HookPoint, HookResult
 from praisonlike.result import TerminationReason
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 
@@ -144,7 +144,7 @@ def test_parallel_safe_calls_run_at_once_with_their_hooks(
         instructions="x",
         llm=llm,
         tools=[meet],
-        hooks={HookEvent.BEFORE_TOOL: hello, HookEvent.AFTER_TOOL: shout},
+        hooks={HookPoint.BEFORE_TOOL: hello, HookPoint.AFTER_TOOL: shout},
     )
     if way == "achat":
         assert run_on_own_loop(lambda: agent.achat("go")) == "done"
@@ -182,7 +182,7 @@ def test_cancelling_achat_stops_waiting_for_user_code_at_once(
         returned.append("hook")
 
     server.extend([ToolCalls([Call("wipe", {"path": "/"})]), Text("never")])
-    hooks = {HookEvent.BEFORE_TOOL: hook} if waiting_in != "blocking approver" else {}
+    hooks = {HookPoint.BEFORE_TOOL: hook} if waiting_in != "blocking approver" else {}
     agent = Agent(instructions="x", llm=llm, tools=[wipe], approval=approver, hooks=hooks)
 
     def cancel_once_waiting() -> None:

@@ -27,7 +27,7 @@ from praisonlike.events import (
     ToolCallEvent,
 )
 from praisonlike.result import TerminationReason
-from praisonlike.testing import Call, Fault, LocalLLMServer, Text, ToolCalls, Usage
+from praisonlike.testing import Call, Fault, LocalLLMServer, ReportedUsage, Text, ToolCalls
 from praisonlike.tracing import OTelTracer
 from praisonlike.tracing.semconv import split_model
 
@@ -50,7 +50,7 @@ def add(a: int, b: int) -> int:
 
 
 def two_rounds(answer: str = "Paris is sunny and 2+3=5.") -> list[Any]:
-    usage = Usage(prompt_tokens=11, completion_tokens=7)
+    usage = ReportedUsage(prompt_tokens=11, completion_tokens=7)
     return [
         ToolCalls([Call("get_weather", {"city": "Paris"}, id="w1")], usage=usage),
         ToolCalls([Call("add", {"a": 2, "b": 3}, id="a1")], usage=usage),

@@ -14,8 +14,8 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING, Any
 
+from praisonlike._runtime.loggers import get_logger
 from praisonlike.errors import ToolError
-from praisonlike.log import get_logger
 from praisonlike.tools.mcp.server_spec import ServerSpec, new_client
 
 if TYPE_CHECKING:

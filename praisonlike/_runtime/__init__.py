@@ -1,0 +1,1 @@
+"""Private runtime support: cancellation, worker threads, lazy imports, loggers, progress."""

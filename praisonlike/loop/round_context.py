@@ -1,0 +1,108 @@
+"""The context side of a model round: steering, compaction (and its hooks), the summary.
+
+Before each call of the conversation (not side calls), the pending steering
+messages join the turn, then the context manager fits the request into the
+model's window: its compaction hooks run when it must compact, and a
+summarising strategy gets its summary from a model call yielded here,
+accounted like any call (a failed summary falls back to the strategy's
+fallback, with a non-fatal ``SummaryFailed`` error event; one stopped by
+cancellation or the deadline counts its tokens and ends the turn).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+from praisonlike.events import CompactionEvent, ErrorEvent, SteeringEvent
+from praisonlike.hooks import HookPoint
+from praisonlike.loop.commands import CallModel, ModelFailed, ModelReply
+from praisonlike.loop.round_base import RoundBase, Steps
+from praisonlike.models.config import LLMConfig
+from praisonlike.models.providers import related_config
+
+
+class ContextRounds(RoundBase):
+    """The steps that build what a conversation call sends."""
+
+    def _steer(self) -> Steps:
+        drain = self.spec.drain_steering
+        if drain is None:
+            return
+        for text in drain():
+            self._messages.append({"role": "user", "content": text})
+            yield SteeringEvent(run_id=self.spec.run_id, text=text)
+
+    def _context_view(
+        self, native: list[dict[str, Any]], emergency: bool, iteration: int
+    ) -> Generator[Any, Any, list[dict[str, Any]]]:
+        spec = self.spec
+        messages = spec.prefix + self._messages
+        if (
+            spec.hooks is not None
+            and spec.hooks.has(HookPoint.BEFORE_COMPACTION)
+            and (
+                emergency
+                or str(getattr(spec.context.route(messages, native), "value", "fits")) != "fits"
+            )
+        ):
+            yield from self._hook(HookPoint.BEFORE_COMPACTION, messages=messages)
+        prepare = spec.context.emergency if emergency else spec.context.prepare
+        prepared = yield from self._finish_summary(prepare(messages, native), iteration)
+        if prepared.report is not None:
+            event = self._compaction_event(prepared.report)
+            yield event
+            yield from self._hook(
+                HookPoint.AFTER_COMPACTION, messages=prepared.messages, details=event.model_dump()
+            )
+        return list(prepared.messages)
+
+    def _finish_summary(self, prepared: Any, iteration: int) -> Steps:
+        request = getattr(prepared, "summary_request", None)
+        if not request:
+            return prepared
+        llm = self._llm
+        summary = self.spec.context.summary_model
+        if summary:
+            llm = summary if isinstance(summary, LLMConfig) else related_config(llm, summary)
+        outcome = yield CallModel(
+            llm=llm,
+            messages=request,
+            tools=None,
+            stream=False,
+            iteration=iteration,
+            timeout=self._call_timeout(),
+        )
+        if isinstance(outcome, ModelReply) and outcome.content.strip():
+            yield from self._answered(outcome, iteration, "summary")
+            return prepared.finish(outcome.content)
+        if isinstance(outcome, ModelFailed) and outcome.cut_short is not None:
+            # stopped after it was sent: its tokens count, and the stop ends the turn
+            self.spec.accounting.record_cut_short(
+                llm.model,
+                outcome.cut_short,
+                messages=request,
+                tools=[],
+                count=self.spec.context.count,
+            )
+            self._check_stop()
+        error = outcome.error if isinstance(outcome, ModelFailed) else "empty summary"
+        yield ErrorEvent(
+            run_id=self.spec.run_id,
+            error_type="SummaryFailed",
+            message=str(error)[:500],
+            fatal=False,
+        )
+        return prepared.fallback(str(error))
+
+    def _compaction_event(self, report: Any) -> CompactionEvent:
+        return CompactionEvent(
+            run_id=self.spec.run_id,
+            route=str(getattr(report.route, "value", report.route)),
+            strategy=report.strategy,
+            tokens_before=report.tokens_before,
+            tokens_after=report.tokens_after,
+            messages_dropped=report.messages_dropped,
+            tool_outputs_truncated=report.tool_outputs_truncated,
+            failed=report.failed,
+        )

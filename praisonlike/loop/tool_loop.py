@@ -1,0 +1,354 @@
+"""The tool loop, written once as a step machine.
+
+``ToolLoop.steps()`` is a generator: it yields events and commands
+(:mod:`praisonlike.loop.commands`) and is sent each command's outcome by a
+driver (:mod:`praisonlike.loop.drivers`). It owns every decision of a turn:
+model rounds (see :mod:`praisonlike.loop.model_round`), native or ReAct tool
+calls, the ``max_iterations`` ending, answer checks (structured output,
+guardrails, reflection), the turn hooks, and the result. A ReAct reply that
+tries to call an offered tool and fails (a schema echo, unreadable arguments,
+broken JSON) is answered with a correction and counts as a tool round; after
+:data:`~praisonlike.react.call_faults.MAX_CALL_CORRECTIONS` corrections the next
+round is the final one, and a final answer that is still a call becomes
+``NO_ANSWER_TEXT``. A reply cut at ``max_tokens`` ends the turn as
+``TerminationReason.LENGTH``. It returns a
+:class:`TurnOutcome`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from praisonlike.errors import PraisonlikeError, RunCancelled, RunTimeout
+from praisonlike.events import (
+    ErrorEvent,
+    RunFinished,
+    TextDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from praisonlike.hooks import HookPoint
+from praisonlike.loop.answer_checks import Accept, Revise, run_check
+from praisonlike.loop.commands import ModelReply, RunTools, ToolCall, ToolOutcome
+from praisonlike.loop.model_round import HookAnswered, ModelRounds, Stop
+from praisonlike.loop.stop import deadline_error, stop_error
+from praisonlike.loop.turn_spec import TurnOutcome
+from praisonlike.react.call_faults import (
+    MAX_CALL_CORRECTIONS,
+    CallFault,
+    correction_message,
+    find_call_fault,
+)
+from praisonlike.react.parse import is_whole_answer_a_call, parse_text_tool_calls, unoffered_calls
+from praisonlike.react.prompt import observation_message
+from praisonlike.result import RunResult, TerminationReason, ToolCallRecord, ToolMode
+
+if TYPE_CHECKING:
+    from praisonlike.loop.run import Run
+
+FINAL_ANSWER_PROMPT = (
+    "You have used the maximum number of tool calls for this request. Do not call any "
+    "more tools: answer now, as well as you can, from what you already have."
+)
+NO_ANSWER_TEXT = "(The model gave no answer after reaching the tool-call limit.)"
+
+
+class ToolLoop(ModelRounds):
+    """One turn's step machine. Create one per turn; iterate ``steps()`` once."""
+
+    def __init__(self, run: Run) -> None:
+        super().__init__(run)
+        if run.tools is None:
+            raise ValueError("a turn's Run needs its tools (a TurnTools, even without tools)")
+        self._tools = run.tools
+        spec = run.spec
+        self._messages = spec.new_messages
+        self._offered = frozenset(t["function"]["name"] for t in spec.tools if "function" in t)
+        self._tool_records: list[ToolCallRecord] = []
+        self._iteration = 0
+
+    def steps(self) -> Generator[Any, Any, TurnOutcome]:
+        """The turn, round after round, until an answer, the iteration limit or an error.
+
+        One generator frame for the whole turn (rounds are not a frame of their
+        own): every event and command climbs as few frames as possible to the
+        driver.
+        """
+        try:
+            yield from self._hook(HookPoint.BEFORE_AGENT, prompt=self.spec.prompt)
+            if self.spec.preset_answer is not None:
+                return (
+                    yield from self._answer_unasked(
+                        self.spec.preset_answer, TerminationReason.GUARDRAIL_BLOCKED
+                    )
+                )
+            tool_rounds = 0
+            revisions = 0
+            corrections = 0
+            while True:
+                self._iteration += 1
+                final_round = tool_rounds >= self.spec.max_iterations
+                if final_round:
+                    self._messages.append({"role": "user", "content": FINAL_ANSWER_PROMPT})
+                try:
+                    reply = yield from self._model_round(
+                        self._iteration, tools_enabled=not final_round
+                    )
+                except HookAnswered as answered:
+                    self._messages.append({"role": "assistant", "content": answered.output})
+                    return (
+                        yield from self._answer_unasked(
+                            answered.output, TerminationReason.COMPLETED
+                        )
+                    )
+                calls = [] if final_round else self._tool_calls_of(reply)
+                if calls:
+                    tool_rounds += 1
+                    yield from self._tool_round(reply, calls)
+                    continue
+                fault = None if final_round else self._call_fault(reply)
+                if fault is not None:
+                    corrections += 1
+                    tool_rounds += 1
+                    if corrections >= MAX_CALL_CORRECTIONS:
+                        tool_rounds = max(tool_rounds, self.spec.max_iterations)
+                    yield from self._correct(reply, fault)
+                    continue
+                answer = reply.content
+                if final_round:
+                    attempt = self._tool_calls_of(reply) or self._call_fault(reply)
+                    answer = NO_ANSWER_TEXT if attempt or not answer.strip() else answer.strip()
+                self._messages.append({"role": "assistant", "content": answer})
+                verdict: Accept | Revise = Accept(answer)
+                if (
+                    self.spec.answer_check is not None
+                    and revisions < self.spec.execution.max_revisions
+                ):
+                    verdict = yield from run_check(self.spec.answer_check, answer, self._ask)
+                if isinstance(verdict, Revise):
+                    revisions += 1
+                    self._messages.append({"role": "user", "content": verdict.feedback})
+                    continue
+                reason = TerminationReason.COMPLETED
+                if reply.finish_reason == "length":
+                    reason = TerminationReason.LENGTH
+                elif final_round:
+                    reason = TerminationReason.MAX_ITERATIONS
+                return (yield from self._finish(verdict.output, reason))
+        except Stop as stop:
+            return (yield from self._fail(stop.reason, stop.error))
+        except RunCancelled as cancelled:  # stopped waiting for user code
+            return (yield from self._fail(TerminationReason.CANCELLED, cancelled))
+        except PraisonlikeError as error:
+            return (yield from self._fail(TerminationReason.ERROR, error))
+
+    def _call_fault(self, reply: ModelReply) -> CallFault | None:
+        """A ReAct reply trying to call an offered tool and failing (unless cut at max_tokens)."""
+        if self.spec.tool_mode is not ToolMode.REACT or reply.finish_reason == "length":
+            return None
+        return find_call_fault(reply.content, self._offered)
+
+    def _correct(self, reply: ModelReply, fault: CallFault) -> Generator[Any, Any, None]:
+        self._messages.append({"role": "assistant", "content": reply.content})
+        self._messages.append(correction_message(fault, self.spec.tools))
+        yield ErrorEvent(
+            run_id=self.spec.run_id,
+            error_type="ToolCallFault",
+            message=f"{fault.kind} for tool {fault.tool}; asked the model to call it again",
+            fatal=False,
+        )
+
+    def _ask(
+        self, messages: list[dict[str, Any]], purpose: str, model: str | None = None
+    ) -> Generator[Any, Any, ModelReply]:
+        """A side call for an answer check (judge, reflection), accounted like any other."""
+        return (
+            yield from self._model_round(
+                self._iteration, request=messages, purpose=purpose, model=model
+            )
+        )
+
+    # -- tools ------------------------------------------------------------------------
+
+    def _tool_calls_of(self, reply: ModelReply) -> list[ToolCall]:
+        if self.spec.tool_mode is ToolMode.REACT:
+            found = parse_text_tool_calls(reply.content, self._offered) or unoffered_calls(
+                reply.content, self._offered
+            )
+        elif reply.tool_calls:
+            return list(reply.tool_calls)
+        elif self._offered:
+            found = is_whole_answer_a_call(reply.content, self._offered) or unoffered_calls(
+                reply.content, self._offered
+            )
+        else:
+            found = []
+        return [
+            ToolCall(
+                id=f"call_{self.spec.run_id[:8]}_{self._iteration}_{n}",
+                name=call.name,
+                arguments=json.dumps(call.arguments, ensure_ascii=False),
+            )
+            for n, call in enumerate(found)
+        ]
+
+    def _tool_round(self, reply: ModelReply, calls: list[ToolCall]) -> Generator[Any, Any, None]:
+        react = self.spec.tool_mode is ToolMode.REACT
+        if react:
+            self._messages.append({"role": "assistant", "content": reply.content})
+        else:
+            self._messages.append(
+                {
+                    "role": "assistant",
+                    "content": reply.content if reply.tool_calls else "",
+                    "tool_calls": [
+                        {
+                            "id": c.id,
+                            "type": "function",
+                            "function": {"name": c.name, "arguments": c.arguments},
+                        }
+                        for c in calls
+                    ],
+                }
+            )
+        for call in calls:
+            yield ToolCallEvent(
+                run_id=self.spec.run_id,
+                iteration=self._iteration,
+                call_id=call.id,
+                name=call.name,
+                arguments=_decoded(call.arguments),
+            )
+        outcomes = yield from self._run_tools(calls)
+        for outcome in outcomes:
+            if isinstance(outcome, RunCancelled):
+                raise Stop(TerminationReason.CANCELLED, outcome)
+            if isinstance(outcome, RunTimeout):
+                raise Stop(TerminationReason.TIMEOUT, deadline_error())
+            if isinstance(outcome, BaseException):
+                raise outcome
+            self._record_tool(outcome, react)
+            yield ToolResultEvent(
+                run_id=self.spec.run_id,
+                iteration=self._iteration,
+                call_id=outcome.call.id,
+                name=outcome.call.name,
+                result=outcome.result,
+                is_error=outcome.is_error,
+                latency=outcome.latency,
+            )
+        self._check_stop()
+
+    def _run_tools(self, calls: list[ToolCall]) -> Generator[Any, Any, list[Any]]:
+        """Each call's pipeline: all at once when every tool is parallel-safe, else in
+        order, stopping before the next call once the run is cancelled or past its deadline."""
+        deadline = self.spec.deadline
+        if len(calls) > 1 and self._tools.parallel_safe(calls):
+            pipelines = tuple(self._tools.steps(call, deadline=deadline) for call in calls)
+            outcomes: list[Any] = yield RunTools(pipelines=pipelines, iteration=self._iteration)
+            return outcomes
+        outcomes = []
+        for call in calls:
+            stop = stop_error(self.spec.cancel, deadline)
+            if stop is not None:
+                outcomes.append(stop)
+                break
+            try:
+                outcome = yield from self._tools.steps(call, deadline=deadline)
+            except RunCancelled as cancelled:  # stopped waiting for its approver or a hook
+                outcome = cancelled
+            outcomes.append(outcome)
+            if isinstance(outcome, RunCancelled):
+                break
+        return outcomes
+
+    def _record_tool(self, outcome: ToolOutcome, react: bool) -> None:
+        call = outcome.call
+        if react:
+            self._messages.append(
+                observation_message(call.name, outcome.result, is_error=outcome.is_error)
+            )
+        else:
+            self._messages.append(
+                {"role": "tool", "tool_call_id": call.id, "content": outcome.result}
+            )
+        self._tool_records.append(
+            ToolCallRecord(
+                id=call.id,
+                name=call.name,
+                arguments=outcome.arguments,
+                result=outcome.result,
+                is_error=outcome.is_error,
+                latency=outcome.latency,
+            )
+        )
+
+    # -- the end -----------------------------------------------------------------------
+
+    def _result(
+        self, output: Any, reason: TerminationReason, error: str | None = None
+    ) -> RunResult:
+        return RunResult(
+            run_id=self.spec.run_id,
+            output=output,
+            termination_reason=reason,
+            iterations=self._iteration,
+            tool_calls=list(self._tool_records),
+            usage=self.spec.accounting.usage,
+            latency=time.monotonic() - self.spec.started,
+            model=self._llm.model,
+            tool_mode=self.spec.tool_mode,
+            retries=self._retries,
+            fallbacks=list(self._fallbacks),
+            error=error,
+            skill=self.spec.skill,
+        )
+
+    def _answer_unasked(
+        self, output: str, reason: TerminationReason
+    ) -> Generator[Any, Any, TurnOutcome]:
+        """An answer no model gave (a preset response, a hook's), shown as one ``text_delta``.
+
+        Also when the turn does not stream: no ``llm_response`` carries this text.
+        """
+        if output:
+            yield TextDelta(run_id=self.spec.run_id, iteration=self._iteration, text=output)
+        return (yield from self._finish(output, reason))
+
+    def _finish(self, output: Any, reason: TerminationReason) -> Generator[Any, Any, TurnOutcome]:
+        if reason is TerminationReason.GUARDRAIL_BLOCKED:
+            self._messages.append({"role": "assistant", "content": output})
+        result = self._result(output, reason)
+        yield from self._hook(HookPoint.AFTER_AGENT, prompt=self.spec.prompt, response=result)
+        yield RunFinished(run_id=self.spec.run_id, termination_reason=reason, result=result)
+        return TurnOutcome(result=result, new_messages=self._messages)
+
+    def _fail(
+        self, reason: TerminationReason, error: BaseException
+    ) -> Generator[Any, Any, TurnOutcome]:
+        yield ErrorEvent(
+            run_id=self.spec.run_id, error_type=type(error).__name__, message=str(error)[:2000]
+        )
+        try:
+            yield from self._hook(HookPoint.ON_ERROR, prompt=self.spec.prompt, error=error)
+        except PraisonlikeError as hook_error:
+            yield ErrorEvent(
+                run_id=self.spec.run_id,
+                error_type=type(hook_error).__name__,
+                message=str(hook_error)[:2000],
+                fatal=False,
+            )
+        result = self._result("", reason, error=str(error))
+        yield RunFinished(run_id=self.spec.run_id, termination_reason=reason, result=result)
+        return TurnOutcome(result=result, new_messages=self._messages, error=error)
+
+
+def _decoded(arguments: str) -> dict[str, Any] | str:
+    try:
+        value = json.loads(arguments) if arguments else {}
+    except (ValueError, RecursionError):
+        return arguments
+    return value if isinstance(value, dict) else arguments

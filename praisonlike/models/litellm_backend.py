@@ -1,0 +1,197 @@
+"""The one module that imports LiteLLM.
+
+Everything else in praisonlike reaches LiteLLM through :func:`load_litellm`, so
+``import praisonlike`` stays light and the environment is prepared exactly once
+before LiteLLM is imported: the local price map is used (no download) and
+tiktoken is pointed at the encodings the LiteLLM wheel bundles.
+
+praisonlike changes none of LiteLLM's process-wide settings an application may
+rely on: options with a per-call form (``drop_params``) are passed per call. The
+one exception is ``suppress_debug_info`` (LiteLLM's console banner on errors, which
+has no per-call form): it is switched on only when praisonlike is the first to
+import LiteLLM, never when the application imported it already.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+import threading
+import time
+from contextlib import nullcontext
+from pathlib import Path
+from types import ModuleType
+
+from praisonlike._runtime.progress import slow_step
+
+WARMUP_DELAY = 0.05
+"""Seconds the warmup thread waits before importing, so it does not compete for
+the GIL with the start-up code that follows ``Agent()`` (a ``chat()`` in that
+time imports LiteLLM itself, on its own thread, losing nothing)."""
+
+NO_WARMUP_ENV = "PRAISONLIKE_NO_WARMUP"
+"""Set to 1 (or true, yes, on) to keep :func:`warmup` from starting its thread."""
+
+_lock = threading.Lock()
+_module: ModuleType | None = None
+_openai_lock = threading.Lock()
+_openai: ModuleType | None = None
+_warmup_thread: threading.Thread | None = None
+_turn_thread: threading.Thread | None = None
+
+
+_folder: list[Path | None] = []
+
+
+def litellm_folder() -> Path | None:
+    """The installed LiteLLM package's folder, found without importing LiteLLM
+    (``None`` when it is not installed); looked up once."""
+    if not _folder:
+        spec = importlib.util.find_spec("litellm")
+        locations = spec.submodule_search_locations if spec is not None else None
+        _folder.append(Path(next(iter(locations))) if locations else None)
+    return _folder[0]
+
+
+def bundled_tiktoken_dir() -> Path | None:
+    """The folder of tiktoken encodings inside the installed LiteLLM wheel.
+
+    Found from the package's location, without importing LiteLLM.
+    """
+    package = litellm_folder()
+    if package is None:
+        return None
+    folder = package / "litellm_core_utils" / "tokenizers"
+    return folder if folder.is_dir() else None
+
+
+def prepare_environment() -> None:
+    """Set the environment LiteLLM and tiktoken read, without overriding the user's."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    if "TIKTOKEN_CACHE_DIR" not in os.environ:
+        folder = bundled_tiktoken_dir()
+        if folder is not None:
+            os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
+
+
+def load_openai() -> ModuleType:
+    """Import the ``openai`` SDK once (thread-safe) and return the module.
+
+    LiteLLM imports it too, and :func:`load_litellm` imports it through here
+    first: two threads importing the SDK (and ``httpx`` under it) at once can
+    each see the other's half-initialised modules.
+    """
+    global _openai
+    if _openai is None:
+        with _openai_lock:
+            if _openai is None:
+                import openai
+
+                _openai = openai
+    return _openai
+
+
+def settle_httpx() -> None:
+    """Wait while another thread is importing ``httpx`` (LiteLLM's import brings it).
+
+    The openai SDK reads ``sys.modules["httpx"]`` when it builds a client or a
+    request; a module another thread is still initialising there has no
+    attributes yet. Importing it here blocks on that module's import lock until
+    it is complete; when no import is under way this is a dictionary lookup.
+    """
+    module = sys.modules.get("httpx")
+    if module is not None and getattr(getattr(module, "__spec__", None), "_initializing", False):
+        importlib.import_module("httpx")
+
+
+def load_litellm() -> ModuleType:
+    """Import LiteLLM once (thread-safe) and return the module."""
+    global _module
+    if _module is not None:
+        return _module
+    waiting = threading.current_thread() is not _warmup_thread
+    with slow_step("Loading LiteLLM") if waiting else nullcontext(), _lock:
+        if _module is None:
+            prepare_environment()
+            first_import = "litellm" not in sys.modules
+            load_openai()
+            import litellm
+
+            if first_import:
+                litellm.suppress_debug_info = True
+            _module = litellm
+    return _module
+
+
+def is_loaded() -> bool:
+    """True once LiteLLM has been imported through :func:`load_litellm`."""
+    return _module is not None
+
+
+def warmup_disabled() -> bool:
+    """True when ``PRAISONLIKE_NO_WARMUP`` asks for no background import."""
+    return os.environ.get(NO_WARMUP_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def warmup(*, litellm: bool = True) -> None:
+    """Start importing LiteLLM on a background thread; returns at once.
+
+    The thread waits :data:`WARMUP_DELAY`, imports praisonlike's own turn
+    machinery (:data:`TURN_MODULES`), then LiteLLM. A program that
+    builds its agent and then does other work pays little of LiteLLM's
+    multi-second import at the first ``chat()``. With ``litellm=False`` (an
+    agent whose calls never need LiteLLM, see
+    :func:`praisonlike.models.transport.warm_up_for`) the thread imports the turn
+    machinery and the ``openai`` SDK instead. Idempotent. Does nothing when
+    ``PRAISONLIKE_NO_WARMUP=1``: LiteLLM is then imported by the first model
+    call that needs it, on the caller's thread.
+    """
+    global _warmup_thread, _turn_thread
+    if _module is not None or _warmup_thread is not None or warmup_disabled():
+        return
+    if not litellm and _turn_thread is not None:
+        return
+    with _lock:
+        if litellm and _warmup_thread is None:
+            _warmup_thread = threading.Thread(
+                target=_delayed_load, name="praisonlike-warmup", daemon=True
+            )
+            _warmup_thread.start()
+        elif not litellm and _turn_thread is None and _warmup_thread is None:
+            _turn_thread = threading.Thread(
+                target=_delayed_sdk_load, name="praisonlike-warmup-turn", daemon=True
+            )
+            _turn_thread.start()
+
+
+TURN_MODULES = (
+    "praisonlike.events",
+    "praisonlike.loop.run",
+    "praisonlike.context.manager",
+    "praisonlike.context.seam",
+    "praisonlike.tools.executor",
+    "praisonlike.tools.schema",
+    "praisonlike._runtime.run_ids",
+)
+"""What the first turn imports besides LiteLLM (pydantic and the event models among
+them); the warmup thread imports these first. Not tiktoken nor ``regex``: a
+request whose upper bound fits the context budget is not counted (see
+:mod:`praisonlike.context.tokens`), so most first turns never encode."""
+
+
+def _import_turn_modules() -> None:
+    time.sleep(WARMUP_DELAY)
+    for name in TURN_MODULES:
+        importlib.import_module(name)
+
+
+def _delayed_sdk_load() -> None:
+    _import_turn_modules()
+    load_openai()
+
+
+def _delayed_load() -> None:
+    _import_turn_modules()
+    load_litellm()

@@ -1,0 +1,118 @@
+"""LiteLLM's model map (prices, context windows, features), readable without importing LiteLLM.
+
+Once LiteLLM is imported (see :mod:`praisonlike.models.litellm_backend`) the map is its
+``litellm.model_cost``, models an application registered included. Before
+that, it is the price map bundled in the installed LiteLLM wheel
+(``model_prices_and_context_window_backup.json``), read as a file: the same
+entries LiteLLM loads with ``LITELLM_LOCAL_MODEL_COST_MAP=True``, which
+praisonlike sets. So a turn on a model that never needs LiteLLM (see
+:mod:`praisonlike.models.transport`) reads prices and windows without its
+multi-second import. An empty map when LiteLLM is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections import ChainMap
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from praisonlike.models import litellm_backend
+
+MAP_FILE = "model_prices_and_context_window_backup.json"
+
+_lock = threading.Lock()
+_bundled: dict[str, Any] | None = None
+_registered: dict[str, Any] = {}
+
+
+def bundled_map_path() -> Path | None:
+    """The price map file inside the installed LiteLLM wheel, found without importing it."""
+    folder = litellm_backend.litellm_folder()
+    if folder is None:
+        return None
+    path = folder / MAP_FILE
+    return path if path.is_file() else None
+
+
+def model_map() -> Mapping[str, Any]:
+    """Model name -> LiteLLM's entry for it (a dict); LiteLLM's live map once it is
+    imported. Entries given to :func:`register` come first."""
+    litellm = sys.modules.get("litellm") if litellm_backend.is_loaded() else None
+    base: dict[str, Any] = litellm.model_cost if litellm is not None else _bundled_map()
+    return ChainMap(_registered, base) if _registered else base
+
+
+def register(name: str, info: Mapping[str, Any]) -> None:
+    """Add ``name`` to the map for this process, without importing LiteLLM (as
+    ``litellm.register_model`` would, for the readers of this module: prices,
+    context windows, model features). Does nothing when the map has ``name``."""
+    if entry(name) is None:
+        _registered[name] = dict(info)
+
+
+def _bundled_map() -> dict[str, Any]:
+    global _bundled
+    if _bundled is not None:
+        return _bundled
+    with _lock:
+        if _bundled is None:
+            path = bundled_map_path()
+            loaded: Any = {}
+            if path is not None:
+                try:
+                    loaded = json.loads(path.read_text(encoding="utf-8"))
+                except (OSError, ValueError):
+                    loaded = {}
+            _bundled = loaded if isinstance(loaded, dict) else {}
+    return _bundled
+
+
+def entry(model: str) -> Mapping[str, Any] | None:
+    """The map's entry for ``model`` by its exact name, or ``None``."""
+    found = model_map().get(model)
+    return found if isinstance(found, Mapping) else None
+
+
+def openai_entry(model: str) -> Mapping[str, Any] | None:
+    """The entry for ``openai/<name>``: by that name, else ``<name>`` when the map
+    lists it as an OpenAI model (what ``litellm.get_model_info`` finds for it)."""
+    found = entry(model)
+    if found is not None:
+        return found
+    bare = entry(model.split("/", 1)[-1])
+    return bare if bare is not None and bare.get("litellm_provider") == "openai" else None
+
+
+def bundled_provider(model: str) -> str | None:
+    """The ``litellm_provider`` of ``model``'s entry in the map LiteLLM ships, by
+    its exact name (models registered in this process not counted), or ``None``."""
+    found = _bundled_map().get(model)
+    provider = found.get("litellm_provider") if isinstance(found, Mapping) else None
+    return provider if isinstance(provider, str) else None
+
+
+def is_openai_own_model(model: str) -> bool:
+    """Whether ``openai/<name>`` names one of OpenAI's own models in the map LiteLLM
+    ships (``openai/gpt-4o``, ``openai/o3-mini``), not counting models registered
+    in this process (:func:`register`, ``litellm.register_model``)."""
+    bundled = _bundled_map()
+    if model in bundled:
+        return True
+    bare = bundled.get(model.split("/", 1)[-1])
+    return isinstance(bare, Mapping) and bare.get("litellm_provider") == "openai"
+
+
+__all__ = [
+    "MAP_FILE",
+    "bundled_map_path",
+    "bundled_provider",
+    "entry",
+    "is_openai_own_model",
+    "model_map",
+    "openai_entry",
+    "register",
+]

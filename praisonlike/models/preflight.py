@@ -1,0 +1,223 @@
+"""The check a model configuration passes before its first request.
+
+:func:`check_model` runs before every model request (it is part of building the
+request) and raises at once, before anything is sent, when the request cannot work:
+
+* :class:`~praisonlike.errors.UnknownModelError` when LiteLLM cannot tell which
+  provider serves the model (``gpt-9-turbo``, ``nosuchprovider/foo``, a bare
+  name sent to a custom ``api_base``): LiteLLM itself would refuse it. The error
+  suggests close model strings LiteLLM knows.
+* :class:`~praisonlike.errors.MissingCredentialsError` when the provider needs
+  an API key that is neither passed nor set, naming the variable(s) to set.
+
+The rules, so a caller can predict the verdict:
+
+* A model LiteLLM can route is accepted even when its name is missing from
+  LiteLLM's model map (``openai/gpt-9-turbo``): providers publish models before
+  the map knows them, and a custom endpoint serves whatever names it likes. The
+  provider answers an unknown name with a 404, which ends the turn (or moves to
+  the fallback model) without retries.
+* The key check asks LiteLLM (``litellm.validate_environment``) which variables
+  the model needs. It is skipped when an ``api_key`` is given, when an
+  ``api_base`` is given (a local or custom server may need no key), when the
+  call's extra parameters carry a credential (``*_key``, ``*_token``,
+  ``*credentials``) or LiteLLM holds a key set by the application
+  (``litellm.api_key``, ``litellm.<provider>_key``), and for providers that
+  authenticate other ways too (AWS profiles, Google application credentials,
+  Azure AD, a local Ollama): only missing ``*_API_KEY`` / ``*_API_TOKEN``
+  variables fail the check, and not when a variable LiteLLM also reads for that
+  provider is set (``HF_TOKEN``, ``REPLICATE_API_TOKEN``, ``TOGETHER_API_KEY``, ...).
+* Before LiteLLM is imported, a model whose provider and key variables are
+  known without it is decided without importing it (in milliseconds rather than
+  LiteLLM's multi-second import), with the same verdict: ``<provider>/<name>``
+  for the providers of :data:`~praisonlike.models.providers.KEY_VARIABLES`
+  (``anthropic/...``, ``gemini/...``, ``groq/...``, ...), and OpenAI's and
+  Anthropic's models named without a prefix as LiteLLM's bundled model map lists
+  them (``gpt-4o-mini``, ``claude-3-5-haiku-latest``). Anything else (an unknown
+  name, another provider, a ``custom_llm_provider``) is asked of LiteLLM.
+* LiteLLM's provider for a model is remembered per (model, api_base, custom
+  provider); a refusal is not. The environment is read again at each call that
+  needs the key check (only calls with neither ``api_key`` nor ``api_base``), so
+  setting or removing a variable takes effect on the next call.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import os
+import re
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
+
+from praisonlike.errors import MissingCredentialsError, UnknownModelError
+from praisonlike.models.config import LLMConfig
+from praisonlike.models.litellm_backend import load_litellm
+from praisonlike.models.providers import (
+    KEY_VARIABLES,
+    OPENAI_PROVIDER,
+    is_openai_prefixed,
+    provider_without_litellm,
+)
+
+MODEL_SPELLING_HINT = (
+    "spell it provider/model, e.g. openai/gpt-4o-mini; `praisonlike models info MODEL` "
+    "shows what LiteLLM knows of a model"
+)
+
+_KEY_VARIABLE = re.compile(r"_API_(?:KEY|TOKEN)$")
+# Variables LiteLLM's providers also read that ``validate_environment`` does not know.
+_ALSO_READ: dict[str, tuple[str, ...]] = {
+    "ALEPH_ALPHA_API_KEY": ("ALEPHALPHA_API_KEY",),
+    "COHERE_API_KEY": ("CO_API_KEY",),
+    "FEATHERLESS_AI_API_KEY": ("FEATHERLESS_API_KEY",),
+    "HUGGINGFACE_API_KEY": ("HF_TOKEN",),
+    "OPENROUTER_API_KEY": ("OR_API_KEY",),
+    "PERPLEXITYAI_API_KEY": ("PERPLEXITY_API_KEY",),
+    "REPLICATE_API_KEY": ("REPLICATE_API_TOKEN",),
+    "TOGETHERAI_API_KEY": ("TOGETHER_API_KEY", "TOGETHER_AI_API_KEY", "TOGETHER_AI_TOKEN"),
+    "VERCEL_AI_GATEWAY_API_KEY": ("VERCEL_OIDC_TOKEN",),
+}
+_CREDENTIAL_PARAM = re.compile(r"(?:key|token|credentials?|secret|password)$", re.IGNORECASE)
+
+
+def check_model(llm: LLMConfig) -> None:
+    """Raise :class:`UnknownModelError` or :class:`MissingCredentialsError` when a
+    request for ``llm`` cannot work (see the module docstring); return otherwise.
+
+    Sends nothing. Fast: the provider of a model is looked up once; the
+    environment is read again at each call that needs it. An ``openai/...``
+    model with its own key or endpoint (an OpenAI-compatible server, the local
+    model) needs neither, so its check does not even import LiteLLM.
+    """
+    exempt = llm.api_key is not None or bool(llm.api_base) or _carries_credentials(llm.extra)
+    if exempt and llm.model.startswith("openai/"):
+        return
+    custom = llm.extra.get("custom_llm_provider")
+    custom_provider = custom if isinstance(custom, str) and custom else None
+    known = provider_without_litellm(llm.model) if custom_provider is None else None
+    if known is not None:
+        if not exempt:
+            _check_variables(llm.model, known)
+        return
+    provider = _provider(llm.model, llm.api_base, custom_provider)
+    if exempt:
+        return
+    routed = llm.model if custom_provider is None else f"{custom_provider}/{llm.model}"
+    _check_environment(llm.model, routed, provider)
+
+
+def _carries_credentials(extra: Mapping[str, Any]) -> bool:
+    return any(
+        isinstance(name, str) and _CREDENTIAL_PARAM.search(name) and value
+        for name, value in extra.items()
+    )
+
+
+@functools.lru_cache(maxsize=512)
+def _provider(model: str, api_base: str | None, custom_provider: str | None) -> str:
+    """LiteLLM's provider for ``model``; remembered, except a refusal.
+
+    ``openai/<name>`` is LiteLLM's ``openai`` provider whatever the name, so it
+    is answered without importing LiteLLM.
+    """
+    if custom_provider in (None, OPENAI_PROVIDER) and is_openai_prefixed(model):
+        return OPENAI_PROVIDER
+    litellm = load_litellm()
+    try:
+        _, provider, _, _ = litellm.get_llm_provider(
+            model=model, custom_llm_provider=custom_provider, api_base=api_base
+        )
+    except Exception:
+        raise _unknown_model(model, litellm) from None
+    return str(provider)
+
+
+def _check_variables(model: str, provider: str) -> None:
+    accepted, named = KEY_VARIABLES[provider]
+    if not any(name in os.environ for name in accepted):
+        _refuse_missing(model, list(named))
+
+
+def _check_environment(model: str, routed: str, provider: str) -> None:
+    litellm = load_litellm()
+    if _key_set_in_litellm(litellm, provider):
+        return
+    missing = [
+        str(name) for name in litellm.validate_environment(model=routed).get("missing_keys") or ()
+    ]
+    _refuse_missing(model, missing)
+
+
+def _refuse_missing(model: str, missing: list[str]) -> None:
+    if not missing or not all(_KEY_VARIABLE.search(name) for name in missing):
+        return
+    if any(os.environ.get(other) for name in missing for other in _ALSO_READ.get(name, ())):
+        return
+    names = sorted(missing, key=_preferred_first)
+    if len(names) == 1:
+        problem = f"{names[0]} is not set (set it, or pass api_key)"
+    else:
+        problem = f"none of {', '.join(names)} is set (set one, or pass api_key)"
+    raise MissingCredentialsError(
+        f"no API key for {model!r}: {problem}",
+        model=model,
+        missing_variables=tuple(names),
+        hint="export the variable in your shell, or pass the key as api_key (CLI: --api-key)",
+    )
+
+
+def _preferred_first(name: str) -> tuple[bool, str]:
+    """Gemini's own variable before Google's generic one; otherwise alphabetical."""
+    return (name.startswith("GOOGLE_"), name)
+
+
+def _key_set_in_litellm(litellm: ModuleType, provider: str) -> bool:
+    return bool(getattr(litellm, "api_key", None) or getattr(litellm, f"{provider}_key", None))
+
+
+def _unknown_model(model: str, litellm: ModuleType) -> UnknownModelError:
+    providers = _provider_names(litellm)
+    prefix, slash, rest = model.partition("/")
+    if slash and prefix not in providers:
+        reason = f"LiteLLM has no provider {prefix!r}"
+        suggestions = tuple(
+            f"{name}/{rest}" for name in difflib.get_close_matches(prefix, providers, n=3)
+        )
+    else:
+        reason = "LiteLLM cannot tell which provider serves it"
+        known = _known_models()
+        suggestions = tuple(known[name] for name in difflib.get_close_matches(model, known, n=3))
+    message = f"unknown model {model!r}: {reason}"
+    if suggestions:
+        message += " (did you mean " + " or ".join(repr(s) for s in suggestions) + "?)"
+    return UnknownModelError(
+        f"{message}; {MODEL_SPELLING_HINT}",
+        model=model,
+        suggestions=suggestions,
+        hint=MODEL_SPELLING_HINT,
+    )
+
+
+def _provider_names(litellm: ModuleType) -> list[str]:
+    return [str(getattr(p, "value", p)) for p in litellm.provider_list]
+
+
+@functools.lru_cache(maxsize=1)
+def _known_models() -> dict[str, str]:
+    """Chat models in LiteLLM's map: the name without its provider, and the model
+    string that routes to it (provider/model). A name the map lists without a
+    prefix (the provider's own name for it) wins over resellers of the same name."""
+    known: dict[str, str] = {}
+    for name, info in load_litellm().model_cost.items():
+        provider = info.get("litellm_provider") if isinstance(info, dict) else None
+        if not isinstance(provider, str) or info.get("mode") != "chat" or ":" in name:
+            continue
+        bare = name.removeprefix(f"{provider}/")
+        if "/" not in name or bare not in known:
+            known[bare] = f"{provider}/{bare}"
+    return known
+
+
+__all__ = ["MODEL_SPELLING_HINT", "check_model"]

@@ -1,0 +1,232 @@
+"""Prices of models and the cost of their usage, in USD.
+
+Prices come from the caller's overrides first, then from LiteLLM's local price
+map (never downloaded); for ``openai/<name>`` models the map is read without
+importing LiteLLM (:mod:`praisonlike.models.model_map`). The bundled local models
+(``local``, ``local/<name>``) run on this machine and cost nothing. A model with no
+known price costs ``None`` -- never 0 -- so totals can say they are incomplete
+(see :class:`~praisonlike.models.usage.Usage`).
+Prices are flat per token: LiteLLM's base rates, without tiers for long prompts
+or batch / priority discounts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from praisonlike.errors import ConfigurationError
+from praisonlike.models import model_map
+from praisonlike.models.in_process import is_in_process_label
+from praisonlike.models.litellm_backend import load_litellm
+from praisonlike.models.providers import is_openai_prefixed
+from praisonlike.models.usage import Usage
+
+_PER_MILLION = 1_000_000
+_LOCAL_PREFIX = "local"
+
+
+@dataclass(frozen=True)
+class ModelPrice:
+    """USD per million tokens; ``cached_input_per_mtok`` is ``None`` when the model
+    has no separate rate for cached prompt tokens (they then cost the input rate)."""
+
+    input_per_mtok: float
+    output_per_mtok: float
+    cached_input_per_mtok: float | None = None
+
+
+_cache_lock = threading.Lock()
+_litellm_prices: dict[str, ModelPrice | None] = {}
+
+
+def resolve_price(
+    model: str, overrides: Mapping[str, Mapping[str, float]] | None = None
+) -> ModelPrice | None:
+    """The price of ``model``, or ``None`` when it is unknown.
+
+    ``overrides`` maps model names to ``{"input": ..., "output": ...}`` and an
+    optional ``"cached_input"``, in USD per million tokens. They are matched by
+    the exact model string, then by the name without its provider prefix
+    (``"openai/gpt-4o-mini"`` matches an override for ``"gpt-4o-mini"``), before
+    LiteLLM's price map is consulted. A model LiteLLM only guesses at (it
+    resolves ``gpt-9-turbo`` to an entry with zero prices that is not in its
+    map) has no price. ``local`` and ``local/<name>`` are free (all rates 0),
+    and so are in-process test models (``function:<name>``).
+    LiteLLM lookups are cached per model.
+
+    Raises:
+        ConfigurationError: a matching override lacks ``input`` or ``output``,
+            or has a negative or non-numeric rate.
+    """
+    override = _find_override(model, overrides)
+    if override is not None:
+        return _price_from_override(model, override)
+    free = model == _LOCAL_PREFIX or model.startswith(f"{_LOCAL_PREFIX}/")
+    if free or is_in_process_label(model):
+        return ModelPrice(0.0, 0.0, 0.0)
+    with _cache_lock:
+        if model in _litellm_prices:
+            return _litellm_prices[model]
+    price = _price_from_litellm(model)
+    with _cache_lock:
+        _litellm_prices[model] = price
+    return price
+
+
+def cost_of(
+    model: str, usage: Usage, overrides: Mapping[str, Mapping[str, float]] | None = None
+) -> float | None:
+    """USD cost of ``usage`` on ``model``; ``None`` when the price is unknown.
+
+    Cached tokens are part of ``prompt_tokens``; they are billed at the cached
+    rate when the model has one and at the input rate otherwise. Reasoning tokens
+    are part of ``completion_tokens`` and billed as output.
+    """
+    price = resolve_price(model, overrides)
+    if price is None:
+        return None
+    cached = min(usage.cached_tokens, usage.prompt_tokens)
+    cached_rate = (
+        price.input_per_mtok if price.cached_input_per_mtok is None else price.cached_input_per_mtok
+    )
+    total = (
+        (usage.prompt_tokens - cached) * price.input_per_mtok
+        + cached * cached_rate
+        + usage.completion_tokens * price.output_per_mtok
+    )
+    return total / _PER_MILLION
+
+
+def usage_with_cost(
+    model: str, usage: Usage, overrides: Mapping[str, Mapping[str, float]] | None = None
+) -> Usage:
+    """A copy of ``usage`` whose ``cost`` is :func:`cost_of` (``None`` when unknown)."""
+    return dataclasses.replace(usage, cost=cost_of(model, usage, overrides))
+
+
+def usage_from_response(raw_usage: Any) -> Usage:
+    """The :class:`Usage` of one request, from an OpenAI/LiteLLM usage object or dict.
+
+    Reads ``prompt_tokens``, ``completion_tokens``, ``total_tokens``,
+    ``prompt_tokens_details.cached_tokens`` and
+    ``completion_tokens_details.reasoning_tokens``. Missing, negative or
+    non-integer counts count as 0; a missing ``total_tokens`` is the sum of prompt
+    and completion tokens. ``None`` gives a request with no tokens. The cost is
+    left unknown (``None``); see :func:`usage_with_cost`.
+    """
+    prompt = _count(_field(raw_usage, "prompt_tokens"))
+    completion = _count(_field(raw_usage, "completion_tokens"))
+    total = _count(_field(raw_usage, "total_tokens")) or prompt + completion
+    return Usage(
+        requests=1,
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=total,
+        cached_tokens=_count(_field(_field(raw_usage, "prompt_tokens_details"), "cached_tokens")),
+        reasoning_tokens=_count(
+            _field(_field(raw_usage, "completion_tokens_details"), "reasoning_tokens")
+        ),
+    )
+
+
+def _find_override(
+    model: str, overrides: Mapping[str, Mapping[str, float]] | None
+) -> Mapping[str, float] | None:
+    if not overrides:
+        return None
+    if model in overrides:
+        return overrides[model]
+    _, slash, bare = model.partition("/")
+    if slash and bare in overrides:
+        return overrides[bare]
+    return None
+
+
+def _price_from_override(model: str, override: Mapping[str, float]) -> ModelPrice:
+    missing = [key for key in ("input", "output") if key not in override]
+    if missing:
+        raise ConfigurationError(
+            f"price override for {model!r} lacks {', '.join(missing)} (USD per million tokens)"
+        )
+    cached = override.get("cached_input")
+    return ModelPrice(
+        input_per_mtok=_rate(model, "input", override["input"]),
+        output_per_mtok=_rate(model, "output", override["output"]),
+        cached_input_per_mtok=None if cached is None else _rate(model, "cached_input", cached),
+    )
+
+
+def _rate(model: str, key: str, value: object) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise ConfigurationError(
+            f"price override {key!r} for {model!r} must be a non-negative number, got {value!r}"
+        )
+    return float(value)
+
+
+def _price_from_litellm(model: str) -> ModelPrice | None:
+    info: Mapping[str, Any] | None
+    if is_openai_prefixed(model):
+        info = model_map.openai_entry(model)
+        return None if info is None else _price_of(info)
+    litellm = load_litellm()
+    info = litellm.model_cost.get(model)
+    if info is None:
+        try:
+            info = litellm.get_model_info(model)
+        except Exception:
+            return None
+        if info.get("key") not in litellm.model_cost:
+            return None
+    return _price_of(info)
+
+
+def _price_of(info: Mapping[str, Any]) -> ModelPrice | None:
+    input_cost = _per_token(info, "input_cost_per_token")
+    output_cost = _per_token(info, "output_cost_per_token")
+    if input_cost is None or output_cost is None:
+        return None
+    cached_cost = _per_token(info, "cache_read_input_token_cost")
+    return ModelPrice(
+        input_per_mtok=input_cost * _PER_MILLION,
+        output_per_mtok=output_cost * _PER_MILLION,
+        cached_input_per_mtok=None if cached_cost is None else cached_cost * _PER_MILLION,
+    )
+
+
+def _per_token(info: Mapping[str, Any], key: str) -> float | None:
+    value = info.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
+
+
+def _field(source: Any, name: str) -> Any:
+    if source is None:
+        return None
+    if isinstance(source, Mapping):
+        return source.get(name)
+    return getattr(source, name, None)
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return max(int(value), 0)
+    return 0
+
+
+__all__ = ["ModelPrice", "cost_of", "resolve_price", "usage_from_response", "usage_with_cost"]

@@ -1,0 +1,132 @@
+"""Which transport sends a model call: the ``openai`` SDK directly, or LiteLLM.
+
+The rule (:func:`transport_for`), kept conservative so both send the same request:
+
+* ``"openai"`` (:mod:`praisonlike.models.openai_wire`) for a model LiteLLM itself
+  would send unchanged through the ``openai`` client to an OpenAI-compatible
+  server the caller names: an ``openai/<name>`` model with an ``api_base``
+  (vLLM, llama.cpp, Ollama's ``/v1``, LM Studio,
+  :class:`~praisonlike.testing.LocalLLMServer`) whose ``<name>`` is not one of
+  OpenAI's own models in LiteLLM's map, and the bundled ``local`` models (an
+  ``openai/<name>`` model at their llama.cpp server); and only when every
+  parameter of the call (``LLMConfig.extra`` and the turn's own) is a standard
+  OpenAI chat parameter (:data:`~praisonlike.models.openai_wire.OPENAI_WIRE_PARAMS`).
+* ``"litellm"`` for everything else: other providers, any model without an
+  ``api_base``, OpenAI's own models (``openai/o3-mini``, ``openai/gpt-4o``)
+  even at a custom ``api_base`` (LiteLLM adapts their parameters, e.g. drops
+  ``temperature`` for reasoning models), a ``custom_llm_provider`` or any
+  other provider-specific parameter, and every call when
+  ``LLMConfig(transport="litellm")`` or the environment variable
+  ``PRAISONLIKE_TRANSPORT=litellm`` asks for it (for LiteLLM callbacks, logging
+  or proxies an application relies on).
+
+A third, ``"in_process"``, is chosen for an
+:class:`~praisonlike.models.in_process.InProcessModel` (the test doubles
+``FunctionModel`` and ``TestModel``): the model object answers the call itself,
+with no socket, no pre-flight credential check and no network guard (nothing
+leaves the process), whatever ``transport`` or the environment ask for.
+
+All transports give the rest of the SDK the same thing: the response object
+read by :mod:`praisonlike.models.codec`, and exceptions classified by
+:mod:`praisonlike.models.error_classification`. The pre-flight check and the network guard run
+before either sends anything. LiteLLM is imported only by a call (or a
+warm-up) that goes through it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from praisonlike.loop.commands import CallModel
+from praisonlike.models import litellm_backend, model_map, openai_wire
+from praisonlike.models.config import LLMConfig
+from praisonlike.models.in_process import InProcessModel
+from praisonlike.models.providers import is_local_model, is_openai_prefixed
+
+TRANSPORT_ENV = "PRAISONLIKE_TRANSPORT"
+"""Set to ``litellm`` to send every model call through LiteLLM."""
+
+Transport = Literal["openai", "litellm", "in_process"]
+
+
+def litellm_forced() -> bool:
+    """True when ``PRAISONLIKE_TRANSPORT=litellm`` is set."""
+    return os.environ.get(TRANSPORT_ENV, "").strip().lower() == "litellm"
+
+
+def transport_for(config: LLMConfig, params: Mapping[str, Any] | None = None) -> Transport:
+    """The transport a call to ``config`` with the turn's extra ``params`` goes through.
+
+    See the module docstring for the rule. Sends nothing and never imports
+    LiteLLM (its bundled price map is read as a file, once).
+    """
+    if isinstance(config, InProcessModel):
+        return "in_process"
+    if config.transport == "litellm" or litellm_forced():
+        return "litellm"
+    if not openai_wire.accepts(config.extra) or (params and not openai_wire.accepts(params)):
+        return "litellm"
+    if is_local_model(config.model):
+        return "openai"
+    if not config.api_base or not is_openai_prefixed(config.model):
+        return "litellm"
+    return "litellm" if model_map.is_openai_own_model(config.model) else "openai"
+
+
+def needs_litellm(config: LLMConfig | None) -> bool:
+    """Whether calls to ``config`` go through LiteLLM (``None``, the default model: True)."""
+    return config is None or transport_for(config) == "litellm"
+
+
+def warm_up_for(config: LLMConfig | None) -> None:
+    """Start the background warm-up (:func:`~praisonlike.models.litellm_backend.warmup`),
+    importing LiteLLM only when calls to ``config`` will need it."""
+    litellm_backend.warmup(litellm=needs_litellm(config))
+
+
+def send(command: CallModel) -> Any:
+    """Send ``command`` on its transport and block: the response, or its chunks."""
+    from praisonlike.models.codec import checked_call, completion_kwargs
+
+    if isinstance(command.llm, InProcessModel):
+        return command.llm.respond(command)
+    if transport_for(command.llm, command.params) == "openai":
+        checked_call(command.llm)
+        return openai_wire.complete(command)
+    kwargs = completion_kwargs(command)  # the pre-flight check, before importing LiteLLM
+    return litellm_backend.load_litellm().completion(**kwargs)
+
+
+async def asend(command: CallModel) -> Any:
+    """Send ``command`` on its transport: the response, or an async iterator of its chunks."""
+    from praisonlike.models.codec import checked_call, completion_kwargs
+
+    if isinstance(command.llm, InProcessModel):
+        return await command.llm.arespond(command)
+    if transport_for(command.llm, command.params) == "openai":
+        checked_call(command.llm)
+        return await openai_wire.acomplete(command)
+    kwargs = completion_kwargs(command)  # the pre-flight check, before importing LiteLLM
+    return await litellm_backend.load_litellm().acompletion(**kwargs)
+
+
+async def aclose(response: Any) -> None:
+    """Release a streamed response's connection early (the direct transport's only)."""
+    close = getattr(response, "close", None)
+    if close is not None and type(response).__module__.startswith("openai"):
+        await close()
+
+
+__all__ = [
+    "TRANSPORT_ENV",
+    "Transport",
+    "aclose",
+    "asend",
+    "litellm_forced",
+    "needs_litellm",
+    "send",
+    "transport_for",
+    "warm_up_for",
+]
