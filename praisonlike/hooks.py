@@ -32,7 +32,12 @@ from typing import Any
 
 from praisonlike._runtime.deprecation import renamed_attributes
 from praisonlike._runtime.loggers import get_logger
-from praisonlike.errors import HookError, RunCancelled
+from praisonlike.errors import (
+    ConfigurationError,
+    ConfigurationTypeError,
+    HookError,
+    RunCancelled,
+)
 from praisonlike.loop.user_code import AwaitUserCode
 
 
@@ -120,6 +125,20 @@ def _apply(context: HookContext, result: HookResult) -> HookContext:
     return replace(context, **changes) if changes else context
 
 
+def hook_point(value: HookPoint | str) -> HookPoint:
+    """``value`` as a :class:`HookPoint` (its value, like ``"before_tool"``, works too).
+
+    Raises :class:`ConfigurationError` listing the points for anything else.
+    """
+    if isinstance(value, HookPoint):
+        return value
+    try:
+        return HookPoint(value)
+    except ValueError:
+        points = ", ".join(point.value for point in HookPoint)
+        raise ConfigurationError(f"unknown hook point {value!r}; one of {points}") from None
+
+
 class HookRunner:
     """The registered hooks of an agent; runs them for one event at a time."""
 
@@ -129,14 +148,21 @@ class HookRunner:
     def register(
         self, event: HookPoint, function: HookFunction, *, fail_open: bool = False
     ) -> None:
-        if not isinstance(event, HookPoint):
-            event = HookPoint(event)
+        event = hook_point(event)
         if not callable(function):
-            raise TypeError(f"a hook must be callable, not {type(function).__name__}")
+            raise ConfigurationTypeError(
+                f"a hook must be callable, not {type(function).__name__}"
+            )
         self._hooks.setdefault(event, []).append(_Registered(function, fail_open))
 
     def add_mapping(self, hooks: Mapping[Any, HookFunction | Sequence[HookFunction]]) -> None:
         for event, functions in hooks.items():
+            if not callable(functions) and not isinstance(functions, Sequence):
+                name = event.name if isinstance(event, HookPoint) else repr(event)
+                raise ConfigurationTypeError(
+                    f"hooks[{name}] must be a function or a list of functions, "
+                    f"not {type(functions).__name__}"
+                )
             for function in [functions] if callable(functions) else list(functions):
                 self.register(HookPoint(event), function)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from praisonlike.agent.parts import HasParts
-from praisonlike.hooks import HookFunction, HookPoint, HookRunner
+from praisonlike.hooks import HookFunction, HookPoint, HookRunner, hook_point
 
 
 class HooksMixin(HasParts):
@@ -23,8 +23,10 @@ class HooksMixin(HasParts):
     ) -> Callable[[HookFunction], HookFunction]:
         """Decorator: ``@agent.on(HookPoint.BEFORE_TOOL)`` registers the function."""
 
+        point = hook_point(event)
+
         def register(function: HookFunction) -> HookFunction:
-            self._parts.hooks.register(HookPoint(event), function, fail_open=fail_open)
+            self._parts.hooks.register(point, function, fail_open=fail_open)
             return function
 
         return register

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from praisonlike.errors import ConfigurationError, ConfigurationTypeError
+
 if TYPE_CHECKING:
     from praisonlike.models.config import LLMConfig
 
@@ -38,9 +40,13 @@ class MemoryConfig:
             entry = model_entry(self.summary_model, "MemoryConfig.summary_model")
             object.__setattr__(self, "summary_model", entry)
         if self.history_rounds < 0:
-            raise ValueError("history_rounds must be >= 0")
+            raise ConfigurationError(
+                f"MemoryConfig.history_rounds must be >= 0, got {self.history_rounds}"
+            )
         if self.history_tokens is not None and self.history_tokens < 1:
-            raise ValueError("history_tokens must be positive")
+            raise ConfigurationError(
+                f"MemoryConfig.history_tokens must be positive, got {self.history_tokens}"
+            )
 
 
 def memory_config(value: bool | MemoryConfig | None, session_id: str | None) -> MemoryConfig | None:
@@ -51,7 +57,7 @@ def memory_config(value: bool | MemoryConfig | None, session_id: str | None) -> 
         return None
     config = MemoryConfig() if value is True else value
     if not isinstance(config, MemoryConfig):
-        raise TypeError("memory must be True, False or a MemoryConfig")
+        raise ConfigurationTypeError("memory must be True, False or a MemoryConfig")
     if session_id is None:
-        raise ValueError("memory needs a session_id: Agent(session_id='...', memory=...)")
+        raise ConfigurationError("memory needs a session_id: Agent(session_id='...', memory=...)")
     return config

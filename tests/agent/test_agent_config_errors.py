@@ -143,3 +143,18 @@ def test_valid_model_settings_are_kept_in_their_normalised_form() -> None:
     assert agent.reflection.llm == LLMConfig(model="openai/judge")
     assert agent.rules == ("RULES.md",)
     assert agent.on_event == (noop,)
+
+
+def test_config_objects_and_agent_on_raise_configuration_errors() -> None:
+    from praisonlike import MemoryConfig
+    from praisonlike.hooks import HookPoint
+
+    with pytest.raises(ConfigurationError, match="MemoryConfig.history_rounds"):
+        MemoryConfig(history_rounds=-1)
+    with pytest.raises(ConfigurationError, match="MemoryConfig.history_tokens"):
+        MemoryConfig(history_tokens=0)
+    agent = build()
+    with pytest.raises(ConfigurationTypeError, match="a hook must be callable"):
+        agent.on(HookPoint.BEFORE_LLM)(42)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="unknown hook point 'before_everything'"):
+        agent.on("before_everything")(noop)  # type: ignore[arg-type]
