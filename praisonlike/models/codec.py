@@ -23,11 +23,17 @@ from praisonlike.models.usage import Usage
 def checked_call(llm: LLMConfig) -> None:
     """Raise before anything is sent when a request for ``llm`` cannot work or is not allowed.
 
-    The pre-flight check (:func:`~praisonlike.models.preflight.check_model`), then
-    the network guard; both transports run it.
+    The pre-flight check (:func:`~praisonlike.models.preflight.check_model`) and
+    the network guard; both transports run it. For an explicit ``api_base`` the
+    guard comes first (a refused endpoint is the answer whatever the key), for a
+    provider's own endpoint the pre-flight does (a missing key says more).
     """
-    check_model(llm)
-    check_model_request(llm.model, llm.api_base)
+    if llm.api_base:
+        check_model_request(llm.model, llm.api_base)
+        check_model(llm)
+    else:
+        check_model(llm)
+        check_model_request(llm.model, llm.api_base)
 
 
 def completion_kwargs(command: CallModel) -> dict[str, Any]:

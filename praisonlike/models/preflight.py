@@ -19,7 +19,10 @@ The rules, so a caller can predict the verdict:
   the fallback model) without retries.
 * The key check asks LiteLLM (``litellm.validate_environment``) which variables
   the model needs. It is skipped when an ``api_key`` is given, when an
-  ``api_base`` is given (a local or custom server may need no key), when the
+  ``api_base`` is given (a local or custom server may need no key; but an
+  ``openai/...`` model at an ``api_base`` is sent ``OPENAI_API_KEY`` when no
+  key is passed, and the openai client refuses to send without one, so there
+  one of them is required: any value does for a server that checks none), when the
   call's extra parameters carry a credential (``*_key``, ``*_token``,
   ``*credentials``) or LiteLLM holds a key set by the application
   (``litellm.api_key``, ``litellm.<provider>_key``), and for providers that
@@ -47,6 +50,7 @@ import difflib
 import functools
 import os
 import re
+import sys
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
@@ -54,6 +58,7 @@ from typing import Any
 from praisonlike.errors import MissingCredentialsError, UnknownModelError
 from praisonlike.models.config import LLMConfig
 from praisonlike.models.litellm_backend import load_litellm
+from praisonlike.models.network_guard import endpoint_label
 from praisonlike.models.providers import (
     KEY_VARIABLES,
     OPENAI_PROVIDER,
@@ -91,8 +96,11 @@ def check_model(llm: LLMConfig) -> None:
     model with its own key or endpoint (an OpenAI-compatible server, the local
     model) needs neither, so its check does not even import LiteLLM.
     """
-    exempt = llm.api_key is not None or bool(llm.api_base) or _carries_credentials(llm.extra)
+    has_key = llm.api_key is not None or _carries_credentials(llm.extra)
+    exempt = has_key or bool(llm.api_base)
     if exempt and llm.model.startswith("openai/"):
+        if not has_key:
+            _check_endpoint_key(llm.model, str(llm.api_base))
         return
     custom = llm.extra.get("custom_llm_provider")
     custom_provider = custom if isinstance(custom, str) and custom else None
@@ -106,6 +114,24 @@ def check_model(llm: LLMConfig) -> None:
         return
     routed = llm.model if custom_provider is None else f"{custom_provider}/{llm.model}"
     _check_environment(llm.model, routed, provider)
+
+
+def _check_endpoint_key(model: str, api_base: str) -> None:
+    """An OpenAI-wire endpoint is sent ``OPENAI_API_KEY`` when no key is passed; the
+    openai client (under either transport) refuses to send without one."""
+    if os.environ.get("OPENAI_API_KEY"):
+        return
+    litellm = sys.modules.get("litellm")
+    if litellm is not None and _key_set_in_litellm(litellm, OPENAI_PROVIDER):
+        return
+    where = endpoint_label(api_base) or "its api_base"
+    raise MissingCredentialsError(
+        f"no API key for {model!r} at {where}: pass api_key, or set OPENAI_API_KEY",
+        model=model,
+        missing_variables=("OPENAI_API_KEY",),
+        hint="a server that checks no key (llama.cpp, vLLM, Ollama, LM Studio) takes any "
+        "value as its key, such as none (CLI: --api-key none)",
+    )
 
 
 def _carries_credentials(extra: Mapping[str, Any]) -> bool:

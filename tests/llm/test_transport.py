@@ -22,11 +22,13 @@ from praisonlike import Agent
 from praisonlike.errors import (
     AuthenticationError,
     ConfigurationError,
+    MissingCredentialsError,
     ModelRequestBlockedError,
 )
 from praisonlike.models import model_map
 from praisonlike.models.config import LLMConfig
 from praisonlike.models.litellm_backend import load_litellm
+from praisonlike.models.network_guard import endpoint_label
 from praisonlike.models.transport import TRANSPORT_ENV, transport_for
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 
@@ -161,18 +163,30 @@ def test_a_missing_key_is_an_authentication_error_before_any_request(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     agent = Agent(instructions="x", llm=llm)
 
-    with pytest.raises(AuthenticationError, match="api_key"):
+    with pytest.raises(MissingCredentialsError, match="api_key") as raised:
         agent.chat("hello")
 
+    assert isinstance(raised.value, AuthenticationError)
+    assert raised.value.missing_variables == ("OPENAI_API_KEY",)
+    assert endpoint_label(server.url) in str(raised.value)
+    assert "--api-key none" in (raised.value.hint or "")
     assert server.request_count == 0
     assert agent.chat_history == []
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    server.add(Text("hi"))
+    assert agent.chat("hello") == "hi"
+    assert server.requests[-1].headers["authorization"] == "Bearer sk-from-env"
 
 
 @pytest.mark.parametrize("way", ["chat", "achat", "iter_stream"])
 def test_the_network_guard_refuses_a_remote_openai_wire_endpoint(
     server: LocalLLMServer, way: str
 ) -> None:
-    llm = {"model": "openai/my-model", "api_base": "https://api.example.invalid/v1"}
+    llm = {
+        "model": "openai/my-model",
+        "api_base": "https://api.example.invalid/v1",
+        "api_key": "sk-test",
+    }
     assert transport_for(LLMConfig.coerce(llm)) == "openai"
     agent = Agent(instructions="x", llm=llm)
 
