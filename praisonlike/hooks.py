@@ -157,14 +157,14 @@ class HookRunner:
 
     def add_mapping(self, hooks: Mapping[Any, HookFunction | Sequence[HookFunction]]) -> None:
         for event, functions in hooks.items():
+            point = hook_point(event)
             if not callable(functions) and not isinstance(functions, Sequence):
-                name = event.name if isinstance(event, HookPoint) else repr(event)
                 raise ConfigurationTypeError(
-                    f"hooks[{name}] must be a function or a list of functions, "
+                    f"hooks[{point.name}] must be a function or a list of functions, "
                     f"not {type(functions).__name__}"
                 )
             for function in [functions] if callable(functions) else list(functions):
-                self.register(HookPoint(event), function)
+                self.register(point, function)
 
     def has(self, event: HookPoint) -> bool:
         return bool(self._hooks.get(event))
