@@ -15,6 +15,8 @@ process); the variants take turns, one process each per round. Variants:
 - PraisonAI's native path (``praisonai_worker.py first`` in its own
   environment), where ``benchmarks/.venv-praisonai`` exists.
 
+praisonlike's bytecode is compiled before the runs (see
+``served.compile_praisonlike``), like the packages it is compared with.
 "total" is from the first import to the answer (interpreter start-up not
 included); "process CPU" is the child's CPU time up to the answer,
 interpreter start-up included, which a loaded machine disturbs less than
@@ -38,7 +40,7 @@ from typing import Any
 from plain import capture_request
 from praisonai import PraisonAI, absent, find
 from report import machine, machine_load, median, ms, ratio, table, verdict
-from served import ANSWER, MODEL, ServerProcess, bench_env
+from served import ANSWER, MODEL, ServerProcess, bench_env, compile_praisonlike
 
 SDK_TARGET = 1.2
 SDK = "plain openai SDK script"
@@ -125,6 +127,8 @@ def main() -> None:
     from agent_turns import PROMPT, make_agent
 
     print(f"first_turn: {machine()}")
+    compile_praisonlike()
+    print("praisonlike's bytecode compiled first, as pip does when it installs a wheel")
     praisonai = "left out (--no-praisonai)" if args.no_praisonai else find()
     print(praisonai.label if isinstance(praisonai, PraisonAI) else absent(praisonai))
     variants: dict[str, Any] = dict(MODES)

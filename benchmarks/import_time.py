@@ -17,8 +17,6 @@ and ``-X importtime`` names the largest imports that remain.
 from __future__ import annotations
 
 import argparse
-import compileall
-import importlib.util
 import json
 import re
 import resource
@@ -29,7 +27,7 @@ import time
 
 from praisonai import PraisonAI, absent, find
 from report import machine, machine_load, median, ms, table, verdict
-from served import bench_env
+from served import bench_env, compile_praisonlike
 
 TARGET = 0.060
 HEAVY = ("litellm", "openai", "httpx", "rich", "tiktoken", "sqlite3")
@@ -80,14 +78,6 @@ def _run(code: str, extra_env: dict[str, str], python: str) -> tuple[float, floa
     started = time.perf_counter()
     subprocess.run([python, "-c", code], env=env, check=True, cwd=tempfile.gettempdir())
     return time.perf_counter() - started, _children_cpu() - cpu
-
-
-def compile_praisonlike() -> None:
-    """Write the ``.pyc`` files of praisonlike, like an installed package has."""
-    spec = importlib.util.find_spec("praisonlike")
-    assert spec is not None and spec.submodule_search_locations
-    for folder in spec.submodule_search_locations:
-        compileall.compile_dir(folder, quiet=1)
 
 
 def time_commands(commands: dict[str, Command], runs: int) -> dict[str, tuple[float, float]]:
