@@ -16,11 +16,12 @@ this lookup must never do I/O.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from praisonlike.models.model_map import model_map
+from praisonlike.models.model_map import entry as map_entry
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,6 @@ def _map_features(model: str) -> ModelFeatures:
 
 def _local_features(model: str) -> ModelFeatures | None:
     from praisonlike.models.local.model_file import DEFAULT_LOCAL_MODEL, LOCAL_MODELS
-    from praisonlike.models.local.server import DEFAULT_CONTEXT, served_model_names
 
     prefix, _, name = model.rpartition("/") if "/" in model else ("", "", model)
     if model == "local":
@@ -135,8 +135,10 @@ def _local_features(model: str) -> ModelFeatures | None:
             local_server=True,
         )
     if (prefix == "local" and name.endswith(".gguf")) or (
-        prefix == "openai" and name in served_model_names()
+        prefix == "openai" and _served_here(name)
     ):
+        from praisonlike.models.local.server import DEFAULT_CONTEXT
+
         return ModelFeatures(
             native_tool_calls=False,
             context_window=DEFAULT_CONTEXT,
@@ -146,16 +148,21 @@ def _local_features(model: str) -> ModelFeatures | None:
     return None
 
 
+def _served_here(alias: str) -> bool:
+    """Whether a local server this process started or found answers to ``openai/<alias>``.
+
+    Without the server module loaded, no such server exists: an ``openai/``
+    model elsewhere does not load the local-model code to find that out.
+    """
+    server = sys.modules.get("praisonlike.models.local.server")
+    return server is not None and alias in server.served_model_names()
+
+
 def _map_entry(model: str) -> Mapping[str, Any] | None:
-    table: Mapping[str, Any] = model_map()
-    candidates = [model]
-    if "/" in model:
-        candidates.append(model.split("/", 1)[1])
-    for name in candidates:
-        entry = table.get(name)
-        if isinstance(entry, Mapping):
-            return entry
-    return None
+    found = map_entry(model)
+    if found is None and "/" in model:
+        found = map_entry(model.split("/", 1)[1])
+    return found
 
 
 def _positive_int(value: Any) -> int | None:

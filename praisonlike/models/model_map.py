@@ -7,25 +7,26 @@ that, it is the price map bundled in the installed LiteLLM wheel
 entries LiteLLM loads with ``LITELLM_LOCAL_MODEL_COST_MAP=True``, which
 praisonlike sets. So a turn on a model that never needs LiteLLM (see
 :mod:`praisonlike.models.transport`) reads prices and windows without its
-multi-second import. An empty map when LiteLLM is not installed.
+multi-second import; the file is read through an index kept on disk, so only
+the entries looked up are decoded (:mod:`praisonlike.models.bundled_map`). An
+empty map when LiteLLM is not installed.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
-from collections import ChainMap
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from praisonlike.models import litellm_backend
+from praisonlike.models.bundled_map import BundledMap
 
 MAP_FILE = "model_prices_and_context_window_backup.json"
 
 _lock = threading.Lock()
-_bundled: dict[str, Any] | None = None
+_bundled: Mapping[str, Any] | None = None
 _registered: dict[str, Any] = {}
 
 
@@ -38,12 +39,10 @@ def bundled_map_path() -> Path | None:
     return path if path.is_file() else None
 
 
-def model_map() -> Mapping[str, Any]:
-    """Model name -> LiteLLM's entry for it (a dict); LiteLLM's live map once it is
-    imported. Entries given to :func:`register` come first."""
+def _live_map() -> Mapping[str, Any]:
+    """LiteLLM's ``model_cost`` once it is imported, else the bundled file."""
     litellm = sys.modules.get("litellm") if litellm_backend.is_loaded() else None
-    base: dict[str, Any] = litellm.model_cost if litellm is not None else _bundled_map()
-    return ChainMap(_registered, base) if _registered else base
+    return litellm.model_cost if litellm is not None else _bundled_map()
 
 
 def register(name: str, info: Mapping[str, Any]) -> None:
@@ -54,26 +53,24 @@ def register(name: str, info: Mapping[str, Any]) -> None:
         _registered[name] = dict(info)
 
 
-def _bundled_map() -> dict[str, Any]:
+def _bundled_map() -> Mapping[str, Any]:
     global _bundled
     if _bundled is not None:
         return _bundled
     with _lock:
         if _bundled is None:
             path = bundled_map_path()
-            loaded: Any = {}
-            if path is not None:
-                try:
-                    loaded = json.loads(path.read_text(encoding="utf-8"))
-                except (OSError, ValueError):
-                    loaded = {}
-            _bundled = loaded if isinstance(loaded, dict) else {}
+            _bundled = BundledMap(path) if path is not None else {}
     return _bundled
 
 
 def entry(model: str) -> Mapping[str, Any] | None:
-    """The map's entry for ``model`` by its exact name, or ``None``."""
-    found = model_map().get(model)
+    """The map's entry for ``model`` by its exact name, or ``None``: an entry given
+    to :func:`register` first, then LiteLLM's live map once it is imported (models
+    an application registered there included), else the map bundled with it."""
+    found = _registered.get(model)
+    if found is None:
+        found = _live_map().get(model)
     return found if isinstance(found, Mapping) else None
 
 
@@ -112,7 +109,6 @@ __all__ = [
     "bundled_provider",
     "entry",
     "is_openai_own_model",
-    "model_map",
     "openai_entry",
     "register",
 ]

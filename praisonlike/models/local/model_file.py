@@ -22,10 +22,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from praisonlike._runtime.cache_root import cache_root
 from praisonlike._runtime.progress import slow_step
 from praisonlike.errors import ConfigurationError
 
-CACHE_ENV_VAR = "PRAISONLIKE_CACHE_DIR"
 DEFAULT_LOCAL_MODEL = "qwen2.5-coder-0.5b"
 INSTALL_HINT = "pip install 'praisonlike[local]'"
 _CHUNK = 1 << 20
@@ -94,9 +94,7 @@ _lock = threading.Lock()
 
 def default_cache_dir() -> Path:
     """``$PRAISONLIKE_CACHE_DIR/models``, else ``~/.cache/praisonlike/models``."""
-    root = os.environ.get(CACHE_ENV_VAR)
-    base = Path(root).expanduser() if root else Path.home() / ".cache" / "praisonlike"
-    return base / "models"
+    return cache_root() / "models"
 
 
 def get_spec(name: str) -> LocalModelSpec:

@@ -1,0 +1,184 @@
+"""LiteLLM's bundled price map, read one entry at a time through an index kept on disk.
+
+The map is a 3.5 MB JSON object of some 5,000 entries; decoding all of it
+takes 20-40 ms and about 25 MB, while a turn looks up two or three models.
+So the first process to read a given file records where each top-level entry
+starts and ends (an index of a few hundred kB, written under
+:func:`~praisonlike._runtime.cache_root.cache_root`), and every later one
+reads the index and decodes only the entries it is asked for. The index
+names the file's path, size and modification time; a LiteLLM upgrade writes
+a new one. When the index cannot be read or written (a read-only home, a
+full disk) the map still works: the file is decoded whole, as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import marshal
+import os
+import re
+from array import array
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from praisonlike._runtime.cache_root import cache_root
+
+INDEX_FORMAT = 2
+_SPACE = re.compile(r"\s*")
+_SEPARATOR = "\x00"
+
+
+class _Index:
+    """Top-level key -> where its value lies in the file (byte offsets)."""
+
+    def __init__(self, keys: list[str], bounds: array[int]) -> None:
+        self.position = {key: i for i, key in enumerate(keys)}
+        self.bounds = bounds
+
+    def span(self, key: str) -> tuple[int, int]:
+        i = 2 * self.position[key]
+        return self.bounds[i], self.bounds[i + 1]
+
+    def dump(self, identity: tuple[Any, ...]) -> bytes:
+        return marshal.dumps((identity, _SEPARATOR.join(self.position), self.bounds.tobytes()))
+
+    @classmethod
+    def load(cls, stored: bytes, identity: tuple[Any, ...]) -> _Index | None:
+        try:
+            found, keys, bounds = marshal.loads(stored)
+        except (EOFError, ValueError, TypeError):
+            return None
+        if found != identity or not isinstance(keys, str) or not isinstance(bounds, bytes):
+            return None
+        names = keys.split(_SEPARATOR)
+        offsets = array("q")
+        offsets.frombytes(bounds)
+        return cls(names, offsets) if len(offsets) == 2 * len(names) else None
+
+    @classmethod
+    def scan(cls, data: bytes) -> _Index | None:
+        """The index of ``data``, one JSON object; ``None`` when it is not one.
+
+        The bytes are read as Latin-1, one character per byte, so positions in
+        the text are positions in the file (JSON's structure is ASCII, and no
+        byte of a UTF-8 sequence is).
+        """
+        text, decoder = data.decode("latin-1"), json.JSONDecoder()
+        keys: list[str] = []
+        bounds = array("q")
+        try:
+            pos = _skip(text, 0)
+            if text[pos] != "{":
+                return None
+            pos = _skip(text, pos + 1)
+            while text[pos] != "}":
+                if text[pos] != '"':
+                    return None
+                key, pos = decoder.raw_decode(text, pos)
+                pos = _skip(text, pos)
+                if text[pos] != ":":
+                    return None
+                start = _skip(text, pos + 1)
+                end = decoder.raw_decode(text, start)[1]
+                keys.append(key.encode("latin-1").decode("utf-8"))
+                bounds.extend((start, end))
+                pos = _skip(text, end)
+                if text[pos] == ",":
+                    pos = _skip(text, pos + 1)
+                elif text[pos] != "}":
+                    return None
+        except (ValueError, IndexError, UnicodeError):
+            return None
+        if _skip(text, pos + 1) != len(text) or any(_SEPARATOR in key for key in keys):
+            return None
+        if len(set(keys)) != len(keys):  # a repeated key: the last one counts, as in json.loads
+            return None
+        return cls(keys, bounds)
+
+
+class BundledMap(Mapping[str, Any]):
+    """The JSON object in ``path`` as a read-only mapping; each entry is decoded
+    when first looked up. An unreadable or malformed file is an empty map."""
+
+    def __init__(self, path: Path, index_dir: Path | None = None) -> None:
+        self._data = b""
+        self._index: _Index | None = None
+        self._decoded: dict[str, Any] = {}
+        try:
+            stat = path.stat()
+            self._data = path.read_bytes()
+        except OSError:
+            return
+        identity = (INDEX_FORMAT, str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+        stored = _index_path(index_dir if index_dir is not None else cache_root(), identity)
+        with contextlib.suppress(OSError):
+            self._index = _Index.load(stored.read_bytes(), identity)
+        if self._index is None:
+            self._index = _Index.scan(self._data)
+            if self._index is not None:
+                _write(stored, self._index.dump(identity))
+        if self._index is None:
+            self._decode_whole()
+
+    @property
+    def indexed(self) -> bool:
+        """Whether entries are decoded one at a time (False: the file was decoded whole)."""
+        return self._index is not None
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self._decoded[key]
+        except KeyError:
+            if self._index is None:
+                raise
+        start, end = self._index.span(key)
+        value = json.loads(self._data[start:end])
+        self._decoded[key] = value
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        if self._index is None:
+            return key in self._decoded
+        return key in self._index.position
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._decoded if self._index is None else self._index.position)
+
+    def __len__(self) -> int:
+        return len(self._decoded if self._index is None else self._index.position)
+
+    def _decode_whole(self) -> None:
+        try:
+            loaded = json.loads(self._data)
+        except ValueError:
+            loaded = {}
+        self._decoded = loaded if isinstance(loaded, dict) else {}
+        self._data = b""
+
+
+def _skip(text: str, pos: int) -> int:
+    match = _SPACE.match(text, pos)
+    return match.end() if match else pos
+
+
+def _index_path(folder: Path, identity: tuple[Any, ...]) -> Path:
+    digest = hashlib.sha256(repr(identity).encode()).hexdigest()[:24]
+    return folder / "model-map" / f"{digest}.index"
+
+
+def _write(path: Path, content: bytes) -> None:
+    """Write ``path`` atomically; a folder that cannot be written is left alone."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp.write_bytes(content)
+        os.replace(temp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temp.unlink(missing_ok=True)
+
+
+__all__ = ["INDEX_FORMAT", "BundledMap"]
