@@ -17,7 +17,9 @@ from praisonlike.result import RunResult, TerminationReason, ToolMode
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    # defer_build: a class's validator is built when it is first used, so a
+    # process never pays for the events its turns do not emit.
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, defer_build=True)
 
     run_id: str
 

@@ -19,6 +19,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from praisonlike._runtime.deprecation import renamed_attributes
 from praisonlike._runtime.progress import slow_step
 from praisonlike.errors import PraisonlikeError
 from praisonlike.models.config import LLMConfig, Secret
@@ -321,3 +322,7 @@ def stop_local_servers() -> None:
 
 
 atexit.register(stop_local_servers)
+
+__getattr__ = renamed_attributes(
+    __name__, {"LocalModelServer": ("LlamaCppServer", LlamaCppServer)}
+)
