@@ -1,11 +1,11 @@
 """LiteLLM's bundled price map, read one entry at a time through an index kept on disk.
 
 The map is a 3.5 MB JSON object of some 5,000 entries; decoding all of it
-takes 20-40 ms and about 25 MB, while a turn looks up two or three models.
-So the first process to read a given file records where each top-level entry
-starts and ends (an index of a few hundred kB, written under
+takes 20-40 ms, while a turn looks up two or three models. So the first
+process to read a given file records where each top-level entry starts and
+ends (an index of a few hundred kB, written under
 :func:`~praisonlike._runtime.cache_root.cache_root`), and every later one
-reads the index and decodes only the entries it is asked for. The index
+reads the index and then only the bytes of the entries it is asked for. The index
 names the file's path, size and modification time; a LiteLLM upgrade writes
 a new one. When the index cannot be read or written (a read-only home, a
 full disk) the map still works: the file is decoded whole, as before.
@@ -100,28 +100,35 @@ class _Index:
 
 
 class BundledMap(Mapping[str, Any]):
-    """The JSON object in ``path`` as a read-only mapping; each entry is decoded
-    when first looked up. An unreadable or malformed file is an empty map."""
+    """The JSON object in ``path`` as a read-only mapping; each entry is read from
+    the file and decoded when first looked up. An unreadable or malformed file is
+    an empty map; should the file change after the map was made (LiteLLM upgraded
+    under a running process), entries not read yet read as missing."""
 
     def __init__(self, path: Path, index_dir: Path | None = None) -> None:
-        self._data = b""
+        self._path = path
+        self._identity: tuple[Any, ...] = ()
         self._index: _Index | None = None
         self._decoded: dict[str, Any] = {}
         try:
             stat = path.stat()
-            self._data = path.read_bytes()
         except OSError:
             return
-        identity = (INDEX_FORMAT, str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-        stored = _index_path(index_dir if index_dir is not None else cache_root(), identity)
+        self._identity = (INDEX_FORMAT, str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+        stored = _index_path(index_dir if index_dir is not None else cache_root(), self._identity)
         with contextlib.suppress(OSError):
-            self._index = _Index.load(stored.read_bytes(), identity)
+            self._index = _Index.load(stored.read_bytes(), self._identity)
+        if self._index is not None:
+            return
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return
+        self._index = _Index.scan(data)
         if self._index is None:
-            self._index = _Index.scan(self._data)
-            if self._index is not None:
-                _write(stored, self._index.dump(identity))
-        if self._index is None:
-            self._decode_whole()
+            self._decoded = _decode_whole(data)
+        else:
+            _write(stored, self._index.dump(self._identity))
 
     @property
     def indexed(self) -> bool:
@@ -135,7 +142,10 @@ class BundledMap(Mapping[str, Any]):
             if self._index is None:
                 raise
         start, end = self._index.span(key)
-        value = json.loads(self._data[start:end])
+        try:
+            value = json.loads(self._read(start, end))
+        except (OSError, ValueError):
+            raise KeyError(key) from None
         self._decoded[key] = value
         return value
 
@@ -150,13 +160,22 @@ class BundledMap(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self._decoded if self._index is None else self._index.position)
 
-    def _decode_whole(self) -> None:
-        try:
-            loaded = json.loads(self._data)
-        except ValueError:
-            loaded = {}
-        self._decoded = loaded if isinstance(loaded, dict) else {}
-        self._data = b""
+    def _read(self, start: int, end: int) -> bytes:
+        """Bytes ``start:end`` of the file; OSError if it is not the file indexed."""
+        with self._path.open("rb") as source:
+            stat = os.fstat(source.fileno())
+            if (stat.st_size, stat.st_mtime_ns) != self._identity[2:]:
+                raise OSError(f"{self._path} changed after it was indexed")
+            source.seek(start)
+            return source.read(end - start)
+
+
+def _decode_whole(data: bytes) -> dict[str, Any]:
+    try:
+        loaded = json.loads(data)
+    except ValueError:
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
 
 
 def _skip(text: str, pos: int) -> int:

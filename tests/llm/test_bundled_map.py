@@ -141,3 +141,14 @@ def test_a_fresh_process_writes_the_index_under_the_cache_dir(tmp_path: Path) ->
         )
         assert out.stdout.strip() == "128000"
     assert len(list((tmp_path / "model-map").glob("*.index"))) == 1
+
+
+def test_entries_of_a_file_changed_after_indexing_read_as_missing(tmp_path: Path) -> None:
+    source = _write(tmp_path / "map.json", '{"a": {"n": 1}, "b": {"n": 2}}')
+    BundledMap(source, index_dir=tmp_path)
+    table = BundledMap(source, index_dir=tmp_path)
+    assert table["a"] == {"n": 1}
+    _write(source, '{"b": {"n": 2}, "a": {"n": 1}, "c": {}}')  # LiteLLM upgraded meanwhile
+    assert table["a"] == {"n": 1}  # read before the change
+    assert table.get("b") is None
+    assert BundledMap(source, index_dir=tmp_path)["b"] == {"n": 2}
