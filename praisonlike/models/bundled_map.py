@@ -115,9 +115,10 @@ class BundledMap(Mapping[str, Any]):
         except OSError:
             return
         self._identity = (INDEX_FORMAT, str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-        stored = _index_path(index_dir if index_dir is not None else cache_root(), self._identity)
-        with contextlib.suppress(OSError):
-            self._index = _Index.load(stored.read_bytes(), self._identity)
+        stored = _index_path(index_dir, self._identity)
+        if stored is not None:
+            with contextlib.suppress(OSError):
+                self._index = _Index.load(stored.read_bytes(), self._identity)
         if self._index is not None:
             return
         try:
@@ -127,7 +128,7 @@ class BundledMap(Mapping[str, Any]):
         self._index = _Index.scan(data)
         if self._index is None:
             self._decoded = _decode_whole(data)
-        else:
+        elif stored is not None:
             _write(stored, self._index.dump(self._identity))
 
     @property
@@ -183,7 +184,14 @@ def _skip(text: str, pos: int) -> int:
     return match.end() if match else pos
 
 
-def _index_path(folder: Path, identity: tuple[Any, ...]) -> Path:
+def _index_path(folder: Path | None, identity: tuple[Any, ...]) -> Path | None:
+    """Where the index of ``identity`` is kept; ``None`` without a folder for it (no
+    home directory, as for a container's user with no passwd entry and no HOME)."""
+    if folder is None:
+        try:
+            folder = cache_root()
+        except RuntimeError:
+            return None
     digest = hashlib.sha256(repr(identity).encode()).hexdigest()[:24]
     return folder / "model-map" / f"{digest}.index"
 

@@ -152,3 +152,23 @@ def test_entries_of_a_file_changed_after_indexing_read_as_missing(tmp_path: Path
     assert table["a"] == {"n": 1}  # read before the change
     assert table.get("b") is None
     assert BundledMap(source, index_dir=tmp_path)["b"] == {"n": 2}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX home-directory lookup")
+def test_a_user_without_a_home_directory_still_reads_the_map(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A container's arbitrary user: no HOME and no passwd entry, so Path.home() raises.
+    import pwd
+
+    def no_entry(uid: int) -> pwd.struct_passwd:
+        raise KeyError(f"getpwuid(): uid not found: {uid}")
+
+    monkeypatch.delenv("HOME", raising=False)
+    monkeypatch.delenv("PRAISONLIKE_CACHE_DIR", raising=False)
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    with pytest.raises(RuntimeError):
+        Path.home()
+    table = BundledMap(_write(tmp_path / "map.json", ODD_MAP))
+    assert table.indexed
+    assert table["unindented-model"]["litellm_provider"] == "anthropic"
