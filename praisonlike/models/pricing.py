@@ -179,15 +179,16 @@ def _price_from_litellm(model: str) -> ModelPrice | None:
     if is_openai_prefixed(model):
         info = model_map.openai_entry(model)
         return None if info is None else _price_of(info)
+    info = model_map.entry(model)  # a name the map lists as it is: no LiteLLM import
+    if info is not None:
+        return _price_of(info)
     litellm = load_litellm()
-    info = litellm.model_cost.get(model)
-    if info is None:
-        try:
-            info = litellm.get_model_info(model)
-        except Exception:
-            return None
-        if info.get("key") not in litellm.model_cost:
-            return None
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:
+        return None
+    if info.get("key") not in litellm.model_cost:
+        return None
     return _price_of(info)
 
 

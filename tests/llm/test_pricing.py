@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
@@ -284,3 +287,24 @@ def test_a_model_litellm_only_guesses_at_has_no_price(model: str) -> None:
 def test_the_bundled_local_models_are_free(model: str) -> None:
     assert resolve_price(model) == ModelPrice(0.0, 0.0, 0.0)
     assert cost_of(model, usage(1000, 1000)) == 0.0
+
+
+def test_a_model_listed_in_the_map_is_priced_without_importing_litellm() -> None:
+    """``praisonlike models info gpt-4o-mini`` and cost reports read the map as data."""
+    code = (
+        "import sys\n"
+        "from praisonlike.models.pricing import resolve_price\n"
+        "price = resolve_price('gpt-4o-mini')\n"
+        "assert 'litellm' not in sys.modules, 'litellm was imported'\n"
+        "print(price.input_per_mtok, price.output_per_mtok)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PRAISONLIKE_NO_WARMUP": "1"},
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    expected = resolve_price("gpt-4o-mini")
+    assert expected is not None
+    assert out.stdout.split() == [str(expected.input_per_mtok), str(expected.output_per_mtok)]
