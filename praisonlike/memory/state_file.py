@@ -1,4 +1,4 @@
-"""JSON files that are replaced atomically: a reader sees the old or the new file, never half."""
+"""Files that are replaced atomically: a reader sees the old or the new file, never half."""
 
 from __future__ import annotations
 
@@ -24,21 +24,30 @@ def atomic_write_json(path: str | Path, data: Any) -> None:
     """Write ``data`` as JSON to ``path``, replacing any existing file atomically.
 
     ``data`` is serialised first (``TypeError``/``ValueError`` for values JSON
-    cannot hold, NaN included, and then nothing is written). The text goes to a
-    temporary file in the same folder, is flushed and fsynced, and renamed over
-    ``path``; the folder is created when missing. A new file is readable by its
-    owner only; a replaced file keeps its permission bits. If the process dies
-    midway, ``path`` holds the previous content and a hidden ``.<name>.*.tmp``
-    file may be left beside it.
+    cannot hold, NaN included, and then nothing is written); then as
+    :func:`atomic_write_bytes`.
+    """
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, indent=2)
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | Path, content: bytes) -> None:
+    """Write ``content`` to ``path``, replacing any existing file atomically.
+
+    The bytes go to a temporary file in the same folder, are flushed and
+    fsynced, and renamed over ``path``; the folder is created when missing. A
+    new file is readable by its owner only; a replaced file keeps its
+    permission bits. If the process dies midway, ``path`` holds the previous
+    content and a hidden ``.<name>.*.tmp`` file may be left beside it. Raises
+    OSError when the folder cannot be written (and leaves no temporary file).
     """
     target = Path(path)
-    text = json.dumps(data, ensure_ascii=False, allow_nan=False, indent=2)
     folder = target.parent
     folder.mkdir(parents=True, exist_ok=True)
     fd, temp_name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
             handle.flush()
             os.fsync(handle.fileno())
         with contextlib.suppress(FileNotFoundError):

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from praisonlike._runtime.cache_root import cache_root
+from praisonlike.memory.state_file import atomic_write_bytes
 
 INDEX_FORMAT = 2
 _SPACE = re.compile(r"\s*")
@@ -197,15 +198,9 @@ def _index_path(folder: Path | None, identity: tuple[Any, ...]) -> Path | None:
 
 
 def _write(path: Path, content: bytes) -> None:
-    """Write ``path`` atomically; a folder that cannot be written is left alone."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp.write_bytes(content)
-        os.replace(temp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            temp.unlink(missing_ok=True)
+    """Write the index; a folder that cannot be written is left alone."""
+    with contextlib.suppress(OSError):
+        atomic_write_bytes(path, content)
 
 
 __all__ = ["INDEX_FORMAT", "BundledMap"]
