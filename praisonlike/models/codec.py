@@ -13,6 +13,7 @@ from typing import Any
 from praisonlike._runtime.text_safety import scrub_surrogates
 from praisonlike.errors import MalformedResponseError
 from praisonlike.loop.commands import CallModel, ModelReply, ToolCall
+from praisonlike.models.capabilities import model_features
 from praisonlike.models.config import LLMConfig
 from praisonlike.models.network_guard import check_model_request
 from praisonlike.models.preflight import check_model
@@ -44,13 +45,14 @@ def completion_kwargs(command: CallModel) -> dict[str, Any]:
     either raises before anything is sent. ``max_retries=0`` turns off the OpenAI
     client's own retries: the loop owns retrying, so a 429 is never retried twice
     over. ``drop_params=True`` (unless the call sets it) lets LiteLLM drop a
-    parameter the model does not support, for this call only.
+    parameter the model does not support, for this call only; it is left out of
+    a request with nothing LiteLLM could drop (only :data:`ALWAYS_TAKEN`
+    arguments), where it would only cost LiteLLM time.
     """
     llm = command.llm
     checked_call(llm)
     kwargs: dict[str, Any] = llm.call_params()
     kwargs.update(command.params)
-    kwargs.setdefault("drop_params", True)
     kwargs["model"] = llm.model
     kwargs["messages"] = command.messages
     kwargs["max_retries"] = 0
@@ -62,7 +64,22 @@ def completion_kwargs(command: CallModel) -> dict[str, Any]:
     timeout = command.timeout if command.timeout is not None else llm.timeout
     if timeout is not None:
         kwargs["timeout"] = timeout
+    if "drop_params" not in kwargs and not _nothing_to_drop(kwargs, llm):
+        kwargs["drop_params"] = True
     return kwargs
+
+
+ALWAYS_TAKEN = frozenset(
+    {"model", "messages", "tools", "api_base", "api_key", "max_retries", "timeout"}
+)
+"""The arguments LiteLLM never drops from a request: the model, the messages and the
+connection settings; and ``tools`` for a model the price map says takes them."""
+
+
+def _nothing_to_drop(kwargs: dict[str, Any], llm: LLMConfig) -> bool:
+    if not ALWAYS_TAKEN.issuperset(kwargs):
+        return False
+    return "tools" not in kwargs or model_features(llm.model, llm.features).known
 
 
 def _field(obj: Any, name: str) -> Any:

@@ -8,11 +8,15 @@ import os
 import subprocess
 import sys
 from types import ModuleType
+from typing import Any
 
 import pytest
 
 from praisonlike import Agent
 from praisonlike.errors import BadRequestError
+from praisonlike.loop.commands import CallModel
+from praisonlike.models.codec import completion_kwargs
+from praisonlike.models.config import LLMConfig
 from praisonlike.models.litellm_backend import load_litellm
 from praisonlike.testing import LocalLLMServer, Text
 
@@ -49,6 +53,31 @@ def test_the_callers_drop_params_wins(server: LocalLLMServer, litellm: ModuleTyp
         agent.chat("hello")
 
     assert server.request_count == 0
+
+
+def _sent(model: str, stream: bool = False, **settings: Any) -> dict[str, Any]:
+    command = CallModel(
+        llm=LLMConfig(model=model, api_base="http://127.0.0.1:9/v1", api_key="sk-t", **settings),
+        messages=[{"role": "user", "content": "hi"}],
+        tools=[TOOL],
+        stream=stream,
+        iteration=1,
+        timeout=30.0,
+    )
+    return completion_kwargs(command)
+
+
+TOOL = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+
+
+def test_drop_params_goes_only_with_a_parameter_litellm_could_drop() -> None:
+    """A request of model, messages, connection settings and tools for a model the map
+    says takes them has nothing to drop; anything else is sent with drop_params."""
+    assert "drop_params" not in _sent("openai/gpt-4o-mini")
+    assert _sent("openai/gpt-4o-mini", temperature=0.5)["drop_params"] is True
+    assert _sent("openai/gpt-4o-mini", stream=True)["drop_params"] is True
+    assert _sent("openai/not-in-the-map")["drop_params"] is True
+    assert _sent("openai/gpt-4o-mini", extra={"drop_params": False})["drop_params"] is False
 
 
 TURN = """
