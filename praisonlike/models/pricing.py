@@ -12,7 +12,6 @@ or batch / priority discounts.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import threading
 from collections.abc import Mapping
@@ -106,7 +105,7 @@ def usage_with_cost(
     model: str, usage: Usage, overrides: Mapping[str, Mapping[str, float]] | None = None
 ) -> Usage:
     """A copy of ``usage`` whose ``cost`` is :func:`cost_of` (``None`` when unknown)."""
-    return dataclasses.replace(usage, cost=cost_of(model, usage, overrides))
+    return usage.with_cost(cost_of(model, usage, overrides))
 
 
 def usage_from_response(raw_usage: Any) -> Usage:

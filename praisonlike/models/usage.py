@@ -34,6 +34,20 @@ class Usage:
     cost_complete: bool = True
     estimated: bool = False
 
+    def with_cost(self, cost: float | None) -> Usage:
+        """This usage with ``cost`` (the rest as it is; ``dataclasses.replace`` is slower)."""
+        return Usage(
+            requests=self.requests,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            total_tokens=self.total_tokens,
+            cached_tokens=self.cached_tokens,
+            reasoning_tokens=self.reasoning_tokens,
+            cost=cost,
+            cost_complete=self.cost_complete,
+            estimated=self.estimated,
+        )
+
     def __add__(self, other: Usage) -> Usage:
         if self.cost is None and other.cost is None:
             cost = None

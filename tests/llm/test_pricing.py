@@ -179,6 +179,20 @@ def test_usage_with_cost_sets_only_the_cost() -> None:
     assert dataclasses.replace(priced, cost=None) == base
 
 
+def test_usage_with_cost_keeps_every_other_field() -> None:
+    """Every field of Usage, each set away from its default, survives pricing."""
+    unusual: dict[str, object] = {}
+    for field in dataclasses.fields(Usage):
+        default = field.default
+        unusual[field.name] = (
+            not default if isinstance(default, bool) else 0.5 if default is None else default + 7
+        )
+    base = Usage(**unusual)  # type: ignore[arg-type]
+    priced = base.with_cost(1.25)
+    assert priced.cost == 1.25
+    assert dataclasses.replace(priced, cost=base.cost) == base
+
+
 def test_unknown_cost_stays_unknown_through_addition() -> None:
     known = usage_with_cost("gpt-4o-mini", usage(100, 10))
     unknown = usage_with_cost(UNKNOWN_MODEL, usage(100, 10))
