@@ -26,15 +26,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from praisonlike._runtime.cancellation import CancelToken
+from praisonlike.agent.guardrails import output_guardrail_check, preset_answer
+from praisonlike.agent.memory import summary_prompt
+from praisonlike.agent.prompt import full_prompt, prefix_messages
+from praisonlike.agent.reflection import reflection_check
+from praisonlike.agent.structured_output import answer_policy
+from praisonlike.agent.tool_execution import turn_tools
 from praisonlike.agent.turn import check_prompt
 from praisonlike.errors import UnsupportedInputError
+from praisonlike.loop.answer_checks import chain_checks
 from praisonlike.run_enums import TerminationReason, ToolMode
 
 if TYPE_CHECKING:
     from praisonlike.agent.conversation import Conversation
     from praisonlike.agent.parts import AgentParts
     from praisonlike.agent.spec import AgentSpec
-    from praisonlike.loop.run import Run
+    from praisonlike.loop.run import Observer, Run
     from praisonlike.memory.step_recorder import StepRecorder
     from praisonlike.models.capabilities import ModelFeatures
     from praisonlike.models.usage import UsageTracker
@@ -50,7 +57,9 @@ class RunOptions:
     ``tools=None`` offers the agent's tools, a list (even empty) replaces
     them; ``deps=None`` uses the agent's ``deps``; ``cancel_token=None`` makes
     a fresh one; ``output_pydantic`` / ``output_json`` ask for a structured
-    answer; ``stream`` streams the model's text.
+    answer; ``stream`` streams the model's text. ``events=False`` says the
+    caller does not read the turn's events (``chat``, ``achat``): they are then
+    built only when an observer sees them.
     """
 
     tools: Sequence[Any] | None = None
@@ -60,6 +69,7 @@ class RunOptions:
     output_pydantic: type[Any] | None = None
     output_json: dict[str, Any] | None = None
     stream: bool = False
+    events: bool = True
 
 
 @dataclass(frozen=True)
@@ -91,15 +101,8 @@ def assemble_turn(
     the session, the skills or the rules files raises.
     """
     from praisonlike._runtime.run_ids import new_run_id
-    from praisonlike.agent.guardrails import output_guardrail_check, preset_answer
-    from praisonlike.agent.memory import summary_prompt
-    from praisonlike.agent.prompt import full_prompt, prefix_messages
-    from praisonlike.agent.reflection import reflection_check
-    from praisonlike.agent.structured_output import answer_policy
-    from praisonlike.agent.tool_execution import turn_tools
     from praisonlike.events import RunStarted
     from praisonlike.loop.accounting import RunAccounting
-    from praisonlike.loop.answer_checks import chain_checks
     from praisonlike.loop.run import Run
     from praisonlike.loop.turn_spec import TurnSpec
     from praisonlike.models.capabilities import model_features
@@ -147,6 +150,9 @@ def assemble_turn(
         steering_taken.extend(texts)
         return texts
 
+    recorder = parts.session.recorder()
+    observers: list[Observer] = [*([recorder] if recorder else []), *parts.observers.of(spec)]
+    emit_events = options.events or bool(observers)
     limit = spec.execution.max_execution_time
     turn_spec = TurnSpec(
         run_id=run_id,
@@ -170,6 +176,7 @@ def assemble_turn(
         skill=skill,
         call_params=params,
         started=started_at,
+        emit_events=emit_events,
     )
     runner = turn_tools(
         registry,
@@ -181,18 +188,20 @@ def assemble_turn(
         approval=spec.approval,
         hooks=parts.hooks,
     )
-    started = RunStarted(
-        run_id=run_id, agent_name=spec.name, model=primary.model, prompt=query, tool_mode=tool_mode
-    )
-    recorder = parts.session.recorder()
+    opening: list[Any] = []
+    if emit_events:
+        opening = [
+            RunStarted(
+                run_id=run_id,
+                agent_name=spec.name,
+                model=primary.model,
+                prompt=query,
+                tool_mode=tool_mode,
+            ),
+            *extra_events,
+        ]
     conversation.start_turn(cancel)
-    run = Run(
-        turn_spec,
-        runner,
-        owner=owner,
-        opening=[started, *extra_events],
-        observers=[*([recorder] if recorder else []), *parts.observers.of(spec)],
-    )
+    run = Run(turn_spec, runner, owner=owner, opening=opening, observers=observers)
     return AssembledTurn(run, steering_taken, recorder)
 
 

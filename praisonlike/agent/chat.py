@@ -115,6 +115,7 @@ class ChatMixin(HasParts):
                 output_pydantic=output_pydantic,
                 output_json=output_json,
                 stream=stream,
+                events=False,
             ),
         )
 
@@ -144,6 +145,7 @@ class ChatMixin(HasParts):
                 output_pydantic=output_pydantic,
                 output_json=output_json,
                 stream=stream,
+                events=False,
             ),
         )
 

@@ -236,10 +236,10 @@ class AsyncDriver(Driver):
                         holder.append(self._failed(stop, reader))
                         return
                     text = reader.take(chunk)
-                    if text:
+                    if text and self._emits:
                         yield self._delta(command, text)
             tail = reader.finish()
-            if tail:
+            if tail and self._emits:
                 yield self._delta(command, tail)
             holder.append(reader.reply())
         except Exception as exc:  # classified by the loop

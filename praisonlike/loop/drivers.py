@@ -53,6 +53,7 @@ class Driver:
         self._run_id = spec.run_id
         self._cancel = spec.cancel
         self._deadline = spec.deadline
+        self._emits = spec.emit_events
 
     def _stop(self) -> BaseException | None:
         """The error that ends the run now (cancelled, or past its deadline), if any."""
@@ -190,10 +191,10 @@ class SyncDriver(Driver):
                     reader.take(chunk)
                     return self._failed(stop, reader)
                 text = reader.take(chunk)
-                if text:
+                if text and self._emits:
                     yield self._delta(command, text)
             tail = reader.finish()
-            if tail:
+            if tail and self._emits:
                 yield self._delta(command, tail)
             return reader.reply()
         except Exception as exc:  # classified by the loop

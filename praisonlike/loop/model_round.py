@@ -84,15 +84,16 @@ class ModelRounds(ContextRounds):
                 params["tool_choice"] = "none"
             if self._grammar is not None and tools_enabled and request is None:
                 params = self._grammar.apply(llm, params)
-            yield LLMRequest(
-                run_id=spec.run_id,
-                iteration=iteration,
-                model=llm.model,
-                message_count=len(send),
-                tool_names=sorted(self._offered) if native and tools_enabled else [],
-                purpose=purpose,
-                messages=send,
-            )
+            if self._emits:
+                yield LLMRequest(
+                    run_id=spec.run_id,
+                    iteration=iteration,
+                    model=llm.model,
+                    message_count=len(send),
+                    tool_names=sorted(self._offered) if native and tools_enabled else [],
+                    purpose=purpose,
+                    messages=send,
+                )
             react_stream = (
                 spec.stream
                 and spec.tool_mode is ToolMode.REACT
@@ -142,7 +143,7 @@ class ModelRounds(ContextRounds):
             model_count=len(self.spec.models),
             retry_timeouts=not model_features(llm.model, llm.features).local_server,
         )
-        if failed.streamed_text and not isinstance(step, recovery.GiveUp):
+        if self._emits and failed.streamed_text and not isinstance(step, recovery.GiveUp):
             yield StreamReset(run_id=self.spec.run_id, iteration=iteration, reason=kind.kind.value)
         if isinstance(step, recovery.Compress):
             state.context_retries += 1
@@ -151,14 +152,15 @@ class ModelRounds(ContextRounds):
             state.retries_on_model += 1
             state.total_retries += 1
             self._retries += 1
-            yield RetryEvent(
-                run_id=self.spec.run_id,
-                attempt=state.retries_on_model,
-                wait=step.wait,
-                error_kind=kind.kind.value,
-                model=llm.model,
-                message=to_llm_error(error, model=llm.model).message[:500],
-            )
+            if self._emits:
+                yield RetryEvent(
+                    run_id=self.spec.run_id,
+                    attempt=state.retries_on_model,
+                    wait=step.wait,
+                    error_kind=kind.kind.value,
+                    model=llm.model,
+                    message=to_llm_error(error, model=llm.model).message[:500],
+                )
             yield from self._hook(
                 HookPoint.ON_RETRY,
                 error=error,
@@ -181,12 +183,13 @@ class ModelRounds(ContextRounds):
             self._model_index = state.model_index = step.to_model_index
             state.retries_on_model = 0
             self._fallbacks.append(self._llm.model)
-            yield FallbackEvent(
-                run_id=self.spec.run_id,
-                from_model=previous,
-                to_model=self._llm.model,
-                reason=kind.kind.value,
-            )
+            if self._emits:
+                yield FallbackEvent(
+                    run_id=self.spec.run_id,
+                    from_model=previous,
+                    to_model=self._llm.model,
+                    reason=kind.kind.value,
+                )
             yield from self._hook(
                 HookPoint.MODEL_FALLBACK,
                 error=error,

@@ -66,6 +66,7 @@ class RoundBase:
         self._model_index = 0
         self._retries = 0
         self._fallbacks: list[str] = []
+        self._emits = spec.emit_events
         react = spec.tool_mode is ToolMode.REACT and bool(spec.tools)
         self._grammar = TurnGrammar(spec.tools) if react else None
 
@@ -100,16 +101,17 @@ class RoundBase:
     def _answered(self, reply: ModelReply, iteration: int, purpose: str) -> Steps:
         spec = self.spec
         priced = spec.accounting.record(reply.model, reply.usage)
-        yield LLMResponse(
-            run_id=spec.run_id,
-            iteration=iteration,
-            model=reply.model,
-            content=reply.content,
-            tool_call_count=len(reply.tool_calls),
-            usage=priced,
-            latency=reply.latency,
-            purpose=purpose,
-        )
+        if self._emits:
+            yield LLMResponse(
+                run_id=spec.run_id,
+                iteration=iteration,
+                model=reply.model,
+                content=reply.content,
+                tool_call_count=len(reply.tool_calls),
+                usage=priced,
+                latency=reply.latency,
+                purpose=purpose,
+            )
         yield from self._hook(HookPoint.AFTER_LLM, response=reply)
         after = spec.accounting.check_after()
         if after is not None:
@@ -117,12 +119,13 @@ class RoundBase:
 
     def _budget(self, verdict: BudgetVerdict) -> Steps:
         if verdict.action == "warn":
-            yield BudgetWarning(
-                run_id=self.spec.run_id,
-                spent=verdict.spent,
-                limit=verdict.limit,
-                message=verdict.message,
-            )
+            if self._emits:
+                yield BudgetWarning(
+                    run_id=self.spec.run_id,
+                    spent=verdict.spent,
+                    limit=verdict.limit,
+                    message=verdict.message,
+                )
             return
         raise Stop(
             TerminationReason.BUDGET_EXCEEDED,

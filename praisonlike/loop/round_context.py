@@ -31,7 +31,8 @@ class ContextRounds(RoundBase):
             return
         for text in drain():
             self._messages.append({"role": "user", "content": text})
-            yield SteeringEvent(run_id=self.spec.run_id, text=text)
+            if self._emits:
+                yield SteeringEvent(run_id=self.spec.run_id, text=text)
 
     def _context_view(
         self, native: list[dict[str, Any]], emergency: bool, iteration: int
@@ -51,7 +52,8 @@ class ContextRounds(RoundBase):
         prepared = yield from self._finish_summary(prepare(messages, native), iteration)
         if prepared.report is not None:
             event = self._compaction_event(prepared.report)
-            yield event
+            if self._emits:
+                yield event
             yield from self._hook(
                 HookPoint.AFTER_COMPACTION, messages=prepared.messages, details=event.model_dump()
             )
@@ -87,12 +89,13 @@ class ContextRounds(RoundBase):
             )
             self._check_stop()
         error = outcome.error if isinstance(outcome, ModelFailed) else "empty summary"
-        yield ErrorEvent(
-            run_id=self.spec.run_id,
-            error_type="SummaryFailed",
-            message=str(error)[:500],
-            fatal=False,
-        )
+        if self._emits:
+            yield ErrorEvent(
+                run_id=self.spec.run_id,
+                error_type="SummaryFailed",
+                message=str(error)[:500],
+                fatal=False,
+            )
         return prepared.fallback(str(error))
 
     def _compaction_event(self, report: Any) -> CompactionEvent:

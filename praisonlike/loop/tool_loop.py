@@ -154,12 +154,13 @@ class ToolLoop(ModelRounds):
     def _correct(self, reply: ModelReply, fault: CallFault) -> Generator[Any, Any, None]:
         self._messages.append({"role": "assistant", "content": reply.content})
         self._messages.append(correction_message(fault, self.spec.tools))
-        yield ErrorEvent(
-            run_id=self.spec.run_id,
-            error_type="ToolCallFault",
-            message=f"{fault.kind} for tool {fault.tool}; asked the model to call it again",
-            fatal=False,
-        )
+        if self._emits:
+            yield ErrorEvent(
+                run_id=self.spec.run_id,
+                error_type="ToolCallFault",
+                message=f"{fault.kind} for tool {fault.tool}; asked the model to call it again",
+                fatal=False,
+            )
 
     def _ask(
         self, messages: list[dict[str, Any]], purpose: str, model: str | None = None
@@ -214,7 +215,7 @@ class ToolLoop(ModelRounds):
                     ],
                 }
             )
-        for call in calls:
+        for call in calls if self._emits else ():
             yield ToolCallEvent(
                 run_id=self.spec.run_id,
                 iteration=self._iteration,
@@ -231,15 +232,16 @@ class ToolLoop(ModelRounds):
             if isinstance(outcome, BaseException):
                 raise outcome
             self._record_tool(outcome, react)
-            yield ToolResultEvent(
-                run_id=self.spec.run_id,
-                iteration=self._iteration,
-                call_id=outcome.call.id,
-                name=outcome.call.name,
-                result=outcome.result,
-                is_error=outcome.is_error,
-                latency=outcome.latency,
-            )
+            if self._emits:
+                yield ToolResultEvent(
+                    run_id=self.spec.run_id,
+                    iteration=self._iteration,
+                    call_id=outcome.call.id,
+                    name=outcome.call.name,
+                    result=outcome.result,
+                    is_error=outcome.is_error,
+                    latency=outcome.latency,
+                )
         self._check_stop()
 
     def _run_tools(self, calls: list[ToolCall]) -> Generator[Any, Any, list[Any]]:
@@ -314,7 +316,7 @@ class ToolLoop(ModelRounds):
 
         Also when the turn does not stream: no ``llm_response`` carries this text.
         """
-        if output:
+        if output and self._emits:
             yield TextDelta(run_id=self.spec.run_id, iteration=self._iteration, text=output)
         return (yield from self._finish(output, reason))
 
@@ -323,26 +325,30 @@ class ToolLoop(ModelRounds):
             self._messages.append({"role": "assistant", "content": output})
         result = self._result(output, reason)
         yield from self._hook(HookPoint.AFTER_AGENT, prompt=self.spec.prompt, response=result)
-        yield RunFinished(run_id=self.spec.run_id, termination_reason=reason, result=result)
+        if self._emits:
+            yield RunFinished(run_id=self.spec.run_id, termination_reason=reason, result=result)
         return TurnOutcome(result=result, new_messages=self._messages)
 
     def _fail(
         self, reason: TerminationReason, error: BaseException
     ) -> Generator[Any, Any, TurnOutcome]:
-        yield ErrorEvent(
-            run_id=self.spec.run_id, error_type=type(error).__name__, message=str(error)[:2000]
-        )
+        if self._emits:
+            yield ErrorEvent(
+                run_id=self.spec.run_id, error_type=type(error).__name__, message=str(error)[:2000]
+            )
         try:
             yield from self._hook(HookPoint.ON_ERROR, prompt=self.spec.prompt, error=error)
         except PraisonlikeError as hook_error:
-            yield ErrorEvent(
-                run_id=self.spec.run_id,
-                error_type=type(hook_error).__name__,
-                message=str(hook_error)[:2000],
-                fatal=False,
-            )
+            if self._emits:
+                yield ErrorEvent(
+                    run_id=self.spec.run_id,
+                    error_type=type(hook_error).__name__,
+                    message=str(hook_error)[:2000],
+                    fatal=False,
+                )
         result = self._result("", reason, error=str(error))
-        yield RunFinished(run_id=self.spec.run_id, termination_reason=reason, result=result)
+        if self._emits:
+            yield RunFinished(run_id=self.spec.run_id, termination_reason=reason, result=result)
         return TurnOutcome(result=result, new_messages=self._messages, error=error)
 
 

@@ -52,7 +52,12 @@ class HookSeam(Protocol):
 
 @dataclass
 class TurnSpec:
-    """Everything one turn needs; built by the agent, consumed by the loop."""
+    """Everything one turn needs; built by the agent, consumed by the loop.
+
+    ``emit_events=False`` when nobody sees the turn's events (no observer, and
+    the caller does not read them): the loop then builds none and yields only
+    commands; the turn's outcome is the same.
+    """
 
     run_id: str
     models: Sequence[LLMConfig]
@@ -75,6 +80,7 @@ class TurnSpec:
     skill: str | None = None
     call_params: dict[str, Any] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
+    emit_events: bool = True
 
 
 @dataclass

@@ -51,7 +51,8 @@ def test_an_event_climbs_few_generator_frames_from_the_loop_to_the_entry_point(
         if type(frame.f_locals.get("self")).__name__ == "ToolResultEvent":
             chains.append(frames_to_entry(frame.f_back, entry))
 
-    agent = Agent(instructions="x", llm=FunctionModel(answer), tools=[add])
+    seen: list[Any] = []  # an observer: chat and achat build events only for one
+    agent = Agent(instructions="x", llm=FunctionModel(answer), tools=[add], on_event=seen.append)
     sys.setprofile(profile)
     try:
         output = agent.chat("go") if entry == "chat" else asyncio.run(agent.achat("go"))
@@ -59,7 +60,54 @@ def test_an_event_climbs_few_generator_frames_from_the_loop_to_the_entry_point(
         sys.setprofile(None)
 
     assert output == "3"
+    assert "tool_result" in [event.type for event in seen]
     assert len(chains) == 1
     chain = chains[0]
     assert chain[:2] == ["_tool_round", "steps"]  # the loop's own frames
     assert len(chain) <= 4, chain
+
+
+def run_turn(agent: Agent, entry: str) -> Any:
+    return agent.chat("go") if entry == "chat" else asyncio.run(agent.achat("go"))
+
+
+@pytest.mark.parametrize("entry", ["chat", "achat"])
+def test_a_turn_nobody_watches_builds_no_events_and_ends_the_same(entry: str) -> None:
+    """chat and achat without an observer build no event at all (they would be thrown
+    away); the answer, the history and the result are those of a watched turn."""
+    built: list[str] = []
+
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_name == "__init__":
+            made = frame.f_locals.get("self")
+            if type(made).__module__ == "praisonlike.events":
+                built.append(type(made).__name__)
+
+    unwatched = Agent(instructions="x", llm=FunctionModel(answer), tools=[add])
+    seen: list[Any] = []
+    watched = Agent(instructions="x", llm=FunctionModel(answer), tools=[add], on_event=seen.append)
+    sys.setprofile(profile)
+    try:
+        quiet_output = run_turn(unwatched, entry)
+    finally:
+        sys.setprofile(None)
+    output = run_turn(watched, entry)
+
+    assert built == []
+    assert [e.type for e in seen] == [
+        "run_started",
+        "llm_request",
+        "llm_response",
+        "tool_call",
+        "tool_result",
+        "llm_request",
+        "llm_response",
+        "run_finished",
+    ]
+    assert quiet_output == output == "3"
+    assert unwatched.chat_history == watched.chat_history
+    quiet, loud = unwatched.last_result, watched.last_result
+    assert quiet is not None and loud is not None
+    assert quiet.usage == loud.usage
+    assert [c.result for c in quiet.tool_calls] == [c.result for c in loud.tool_calls] == ["3"]
+    assert (quiet.iterations, quiet.termination_reason) == (loud.iterations, loud.termination_reason)
