@@ -74,7 +74,9 @@ def model_features(model: str, overrides: Mapping[str, Any] | None = None) -> Mo
     get the :class:`ModelFeatures` defaults. An override key that is not a
     field raises ``ValueError``. Results are cached per (model, overrides).
     """
-    frozen = tuple(sorted((overrides or {}).items()))
+    if not overrides:
+        return _cached_features(model, ())
+    frozen = tuple(sorted(overrides.items()))
     unknown = sorted(key for key, _ in frozen if key not in FEATURE_NAMES)
     if unknown:
         allowed = ", ".join(sorted(FEATURE_NAMES))

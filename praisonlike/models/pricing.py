@@ -214,9 +214,12 @@ def _per_token(info: Mapping[str, Any], key: str) -> float | None:
 def _field(source: Any, name: str) -> Any:
     if source is None:
         return None
-    if isinstance(source, Mapping):
+    if isinstance(source, dict):
         return source.get(name)
-    return getattr(source, name, None)
+    value = getattr(source, name, None)
+    if value is None and isinstance(source, Mapping):  # a mapping that is not a dict
+        return source.get(name)
+    return value
 
 
 def _count(value: Any) -> int:
