@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from praisonlike._runtime.cancellation import CancelToken
+from praisonlike._runtime.run_ids import new_run_id
 from praisonlike.agent.guardrails import output_guardrail_check, preset_answer
 from praisonlike.agent.memory import summary_prompt
 from praisonlike.agent.prompt import full_prompt, prefix_messages
@@ -35,6 +36,7 @@ from praisonlike.agent.tool_execution import turn_tools
 from praisonlike.agent.turn import check_prompt
 from praisonlike.errors import UnsupportedInputError
 from praisonlike.loop.answer_checks import chain_checks
+from praisonlike.models.capabilities import ModelFeatures, model_features
 from praisonlike.run_enums import TerminationReason, ToolMode
 
 if TYPE_CHECKING:
@@ -43,7 +45,6 @@ if TYPE_CHECKING:
     from praisonlike.agent.spec import AgentSpec
     from praisonlike.loop.run import Observer, Run
     from praisonlike.memory.step_recorder import StepRecorder
-    from praisonlike.models.capabilities import ModelFeatures
     from praisonlike.models.usage import UsageTracker
     from praisonlike.result import RunResult
 
@@ -100,12 +101,10 @@ def assemble_turn(
     UnsupportedInputError for images the model cannot take, and what loading
     the session, the skills or the rules files raises.
     """
-    from praisonlike._runtime.run_ids import new_run_id
     from praisonlike.events import RunStarted
     from praisonlike.loop.accounting import RunAccounting
     from praisonlike.loop.run import Run
     from praisonlike.loop.turn_spec import TurnSpec
-    from praisonlike.models.capabilities import model_features
 
     query = check_prompt(prompt)
     started_at = time.monotonic()
