@@ -1,0 +1,162 @@
+"""Where the agent's per-turn cost over plain LiteLLM goes: inside LiteLLM's calls or around them.
+
+The agent with ``transport="litellm"`` and plain LiteLLM sending the same two
+requests (``plain.PlainTurn``) take turns strictly in pairs, in alternating
+order: ``chat`` against ``litellm.completion`` and ``achat`` against
+``litellm.acompletion``. Each of LiteLLM's calls is timed by wrapping
+``litellm.completion`` / ``litellm.acompletion`` (for the measurement only:
+the arguments and the responses pass through untouched), so each turn splits
+into the time inside LiteLLM and the time around it (the agent's own code,
+and whatever LiteLLM's background logging does meanwhile).
+
+Per mode it prints the median turn, inside and outside, and the gap: the
+median over pairs of agent minus plain, with a 90% bootstrap interval. Pairs
+taken back to back see the same machine, so the gap is far steadier than
+``overhead.py``'s ratio of two medians; no target is judged here.
+``--async-tool`` runs ``achat`` with the tool written ``async def`` (no worker
+thread).
+
+    .venv/bin/python benchmarks/litellm_gap.py [--pairs 600] [--async-tool]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from agent_turns import PROMPT, make_agent
+from overhead import litellm_llm
+from plain import PlainTurn, capture_request
+from report import bootstrap_interval, machine, machine_load, median, ms, table
+from served import ServerProcess
+
+from praisonlike.models.litellm_backend import load_litellm
+
+WARMUP = 50
+
+
+class CallClock:
+    """Adds up the time spent inside ``litellm.completion`` and ``litellm.acompletion``."""
+
+    def __init__(self, litellm: Any) -> None:
+        self.inside = 0.0
+        self._litellm = litellm
+        self._real = (litellm.completion, litellm.acompletion)
+
+    def __enter__(self) -> CallClock:
+        completion, acompletion = self._real
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return completion(*args, **kwargs)
+            finally:
+                self.inside += time.perf_counter() - start
+
+        async def atimed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return await acompletion(*args, **kwargs)
+            finally:
+                self.inside += time.perf_counter() - start
+
+        self._litellm.completion, self._litellm.acompletion = timed, atimed
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._litellm.completion, self._litellm.acompletion = self._real
+
+
+Sample = tuple[float, float]
+"""A turn's wall time and the part of it inside LiteLLM's calls, in seconds."""
+
+
+def _sync_pairs(
+    clock: CallClock, pairs: int, agent_turn: Callable[[], Any], plain_turn: Callable[[], Any]
+) -> tuple[list[Sample], list[Sample]]:
+    agent: list[Sample] = []
+    plain: list[Sample] = []
+    for n in range(WARMUP + pairs):
+        order = [(agent_turn, agent), (plain_turn, plain)]
+        for turn, samples in order if n % 2 else reversed(order):
+            clock.inside = 0.0
+            start = time.perf_counter()
+            turn()
+            samples.append((time.perf_counter() - start, clock.inside))
+    return agent[WARMUP:], plain[WARMUP:]
+
+
+async def _async_pairs(
+    clock: CallClock,
+    pairs: int,
+    agent_turn: Callable[[], Awaitable[Any]],
+    plain_turn: Callable[[], Awaitable[Any]],
+) -> tuple[list[Sample], list[Sample]]:
+    agent: list[Sample] = []
+    plain: list[Sample] = []
+    for n in range(WARMUP + pairs):
+        order = [(agent_turn, agent), (plain_turn, plain)]
+        for turn, samples in order if n % 2 else reversed(order):
+            clock.inside = 0.0
+            start = time.perf_counter()
+            await turn()
+            samples.append((time.perf_counter() - start, clock.inside))
+    return agent[WARMUP:], plain[WARMUP:]
+
+
+def _row(mode: str, agent: Sequence[Sample], plain: Sequence[Sample]) -> list[str]:
+    gaps = [a[0] - p[0] for a, p in zip(agent, plain, strict=True)]
+    low, high = bootstrap_interval(lambda g, _: median(g), gaps, gaps)
+    ratio = median([a for a, _ in agent]) / median([p for p, _ in plain])
+    return [
+        mode,
+        f"{ms(median([a for a, _ in agent]))} / {ms(median([p for p, _ in plain]))}",
+        f"{ms(median([i for _, i in agent]))} / {ms(median([i for _, i in plain]))}",
+        f"{ms(median([w - i for w, i in agent]))} / {ms(median([w - i for w, i in plain]))}",
+        f"{ms(median(gaps))} [{ms(low)}-{ms(high)}]",
+        f"{ratio:.3f}",
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=600)
+    parser.add_argument("--async-tool", action="store_true")
+    args = parser.parse_args()
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    print(f"litellm_gap: {machine()}")
+    litellm = load_litellm()
+    with ServerProcess() as server:
+        plain = PlainTurn(server.llm_config(), capture_request(make_agent, PROMPT))
+        chat_agent = make_agent(litellm_llm(server))
+        achat_agent = make_agent(litellm_llm(server), async_tool=args.async_tool)
+
+        def chat() -> None:
+            chat_agent.chat(PROMPT)
+            chat_agent.clear_history()
+
+        async def achat() -> None:
+            await achat_agent.achat(PROMPT)
+            achat_agent.clear_history()
+
+        with CallClock(litellm) as clock:
+            sync = _sync_pairs(clock, args.pairs, chat, plain.run)
+            aio = asyncio.run(_async_pairs(clock, args.pairs, achat, plain.arun))
+    tool = "async def" if args.async_tool else "sync"
+    print(
+        table(
+            f"{args.pairs} pairs of one-tool turns, agent (transport=litellm) / plain LiteLLM, "
+            f"ms; medians; gap = median of agent minus plain per pair [90% bootstrap]; "
+            f"achat's tool: {tool}; {machine_load()}",
+            ["mode", "turn", "inside LiteLLM", "outside", "gap", "ratio"],
+            [_row("chat / completion", *sync), _row("achat / acompletion", *aio)],
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
