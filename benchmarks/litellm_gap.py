@@ -25,7 +25,7 @@ import argparse
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 from agent_turns import PROMPT, make_agent
@@ -75,18 +75,24 @@ Sample = tuple[float, float]
 """A turn's wall time and the part of it inside LiteLLM's calls, in seconds."""
 
 
+def _turns_in_pairs(
+    pairs: int, *sides: tuple[Any, list[Sample]]
+) -> Iterator[tuple[Any, list[Sample]]]:
+    """The warm-up and then ``pairs`` pairs of turns, the two sides' order swapped every pair."""
+    for n in range(WARMUP + pairs):
+        yield from sides if n % 2 else reversed(sides)
+
+
 def _sync_pairs(
     clock: CallClock, pairs: int, agent_turn: Callable[[], Any], plain_turn: Callable[[], Any]
 ) -> tuple[list[Sample], list[Sample]]:
     agent: list[Sample] = []
     plain: list[Sample] = []
-    for n in range(WARMUP + pairs):
-        order = [(agent_turn, agent), (plain_turn, plain)]
-        for turn, samples in order if n % 2 else reversed(order):
-            clock.inside = 0.0
-            start = time.perf_counter()
-            turn()
-            samples.append((time.perf_counter() - start, clock.inside))
+    for turn, samples in _turns_in_pairs(pairs, (agent_turn, agent), (plain_turn, plain)):
+        clock.inside = 0.0
+        start = time.perf_counter()
+        turn()
+        samples.append((time.perf_counter() - start, clock.inside))
     return agent[WARMUP:], plain[WARMUP:]
 
 
@@ -98,13 +104,11 @@ async def _async_pairs(
 ) -> tuple[list[Sample], list[Sample]]:
     agent: list[Sample] = []
     plain: list[Sample] = []
-    for n in range(WARMUP + pairs):
-        order = [(agent_turn, agent), (plain_turn, plain)]
-        for turn, samples in order if n % 2 else reversed(order):
-            clock.inside = 0.0
-            start = time.perf_counter()
-            await turn()
-            samples.append((time.perf_counter() - start, clock.inside))
+    for turn, samples in _turns_in_pairs(pairs, (agent_turn, agent), (plain_turn, plain)):
+        clock.inside = 0.0
+        start = time.perf_counter()
+        await turn()
+        samples.append((time.perf_counter() - start, clock.inside))
     return agent[WARMUP:], plain[WARMUP:]
 
 
