@@ -17,7 +17,15 @@ from pathlib import Path
 from served import bench_env
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = ("import_time", "first_turn", "overhead", "litellm_gap", "concurrency", "memory", "context")
+SCRIPTS = (
+    "import_time",
+    "first_turn",
+    "overhead",
+    "litellm_gap",
+    "concurrency",
+    "memory",
+    "context",
+)
 ARGS = {"overhead": ["--plot"]}
 """Options per script: the overhead run also redraws docs/images/overhead_by_system.png."""
 

@@ -110,4 +110,5 @@ def test_a_turn_nobody_watches_builds_no_events_and_ends_the_same(entry: str) ->
     assert quiet is not None and loud is not None
     assert quiet.usage == loud.usage
     assert [c.result for c in quiet.tool_calls] == [c.result for c in loud.tool_calls] == ["3"]
-    assert (quiet.iterations, quiet.termination_reason) == (loud.iterations, loud.termination_reason)
+    assert quiet.iterations == loud.iterations
+    assert quiet.termination_reason == loud.termination_reason
