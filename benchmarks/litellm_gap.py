@@ -26,6 +26,7 @@ import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from agent_turns import PROMPT, make_agent
@@ -37,6 +38,10 @@ from served import ServerProcess
 from praisonlike.models.litellm_backend import load_litellm
 
 WARMUP = 50
+
+
+Sample = tuple[float, float]
+"""A turn's wall time and the part of it inside LiteLLM's calls, in seconds."""
 
 
 class CallClock:
@@ -70,9 +75,13 @@ class CallClock:
     def __exit__(self, *exc: object) -> None:
         self._litellm.completion, self._litellm.acompletion = self._real
 
-
-Sample = tuple[float, float]
-"""A turn's wall time and the part of it inside LiteLLM's calls, in seconds."""
+    @contextmanager
+    def turn(self, samples: list[Sample]) -> Iterator[None]:
+        """Time the turn run inside the block and add its sample to ``samples``."""
+        self.inside = 0.0
+        start = time.perf_counter()
+        yield
+        samples.append((time.perf_counter() - start, self.inside))
 
 
 def _turns_in_pairs(
@@ -89,10 +98,8 @@ def _sync_pairs(
     agent: list[Sample] = []
     plain: list[Sample] = []
     for turn, samples in _turns_in_pairs(pairs, (agent_turn, agent), (plain_turn, plain)):
-        clock.inside = 0.0
-        start = time.perf_counter()
-        turn()
-        samples.append((time.perf_counter() - start, clock.inside))
+        with clock.turn(samples):
+            turn()
     return agent[WARMUP:], plain[WARMUP:]
 
 
@@ -105,10 +112,8 @@ async def _async_pairs(
     agent: list[Sample] = []
     plain: list[Sample] = []
     for turn, samples in _turns_in_pairs(pairs, (agent_turn, agent), (plain_turn, plain)):
-        clock.inside = 0.0
-        start = time.perf_counter()
-        await turn()
-        samples.append((time.perf_counter() - start, clock.inside))
+        with clock.turn(samples):
+            await turn()
     return agent[WARMUP:], plain[WARMUP:]
 
 

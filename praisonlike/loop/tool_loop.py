@@ -215,14 +215,15 @@ class ToolLoop(ModelRounds):
                     ],
                 }
             )
-        for call in calls if self._emits else ():
-            yield ToolCallEvent(
-                run_id=self.spec.run_id,
-                iteration=self._iteration,
-                call_id=call.id,
-                name=call.name,
-                arguments=_decoded(call.arguments),
-            )
+        if self._emits:
+            for call in calls:
+                yield ToolCallEvent(
+                    run_id=self.spec.run_id,
+                    iteration=self._iteration,
+                    call_id=call.id,
+                    name=call.name,
+                    arguments=_decoded(call.arguments),
+                )
         outcomes = yield from self._run_tools(calls)
         for outcome in outcomes:
             if isinstance(outcome, RunCancelled):

@@ -27,6 +27,10 @@ def answer(messages: list[dict[str, Any]], info: ModelInfo) -> Any:
     return Text("3")
 
 
+def run_turn(agent: Agent, entry: str) -> Any:
+    return agent.chat("go") if entry == "chat" else asyncio.run(agent.achat("go"))
+
+
 def frames_to_entry(frame: FrameType | None, entry: str) -> list[str]:
     """The generator frames between ``frame`` and the entry point's own frame."""
     names: list[str] = []
@@ -55,7 +59,7 @@ def test_an_event_climbs_few_generator_frames_from_the_loop_to_the_entry_point(
     agent = Agent(instructions="x", llm=FunctionModel(answer), tools=[add], on_event=seen.append)
     sys.setprofile(profile)
     try:
-        output = agent.chat("go") if entry == "chat" else asyncio.run(agent.achat("go"))
+        output = run_turn(agent, entry)
     finally:
         sys.setprofile(None)
 
@@ -65,10 +69,6 @@ def test_an_event_climbs_few_generator_frames_from_the_loop_to_the_entry_point(
     chain = chains[0]
     assert chain[:2] == ["_tool_round", "steps"]  # the loop's own frames
     assert len(chain) <= 4, chain
-
-
-def run_turn(agent: Agent, entry: str) -> Any:
-    return agent.chat("go") if entry == "chat" else asyncio.run(agent.achat("go"))
 
 
 @pytest.mark.parametrize("entry", ["chat", "achat"])
