@@ -54,6 +54,7 @@ class RunAccounting:
         self._execution = execution
         self._prices = prices
         self._warned: set[str] = set()
+        self._limited = execution.max_budget is not None or execution.max_tokens_per_run is not None
         self.usage = Usage()
 
     def record(self, model: str, usage: Usage) -> Usage:
@@ -99,10 +100,7 @@ class RunAccounting:
     def has_limits(self) -> bool:
         """Whether a budget is set (the gate, which counts the request's tokens, is skipped
         otherwise)."""
-        return (
-            self._execution.max_budget is not None
-            or self._execution.max_tokens_per_run is not None
-        )
+        return self._limited
 
     def gate_before(
         self, model: str, prompt_tokens: int, max_output: int | None
@@ -121,6 +119,8 @@ class RunAccounting:
 
     def check_after(self) -> BudgetVerdict | None:
         """After a call: has spending passed a budget?"""
+        if not self._limited:
+            return None
         verdicts: list[BudgetVerdict | None] = []
         limit_tokens = self._execution.max_tokens_per_run
         used = self.usage.total_tokens

@@ -159,7 +159,8 @@ class SyncDriver(Driver):
             return [future.result() for future in futures]
 
     def _model_output(self, command: CallModel) -> Generator[Any, None, None]:
-        """The response (non-streamed) or its chunks, abandoned at once on cancellation."""
+        """The response (non-streamed) or its chunks, abandoned at once on cancellation
+        when the calls are interruptible (a blocking non-streamed call needs none of it)."""
 
         def produce() -> Generator[Any, None, None]:
             response = send(command)
@@ -178,12 +179,15 @@ class SyncDriver(Driver):
         stop = self._stop()
         if stop is not None:  # nothing sent
             return ModelFailed(stop)
-        output = self._model_output(command)
+        blocking = self._cancel is None or not self._interruptible
+        output = None if blocking and not command.stream else self._model_output(command)
         try:
             if not command.stream:
+                response = send(command) if output is None else next(output)
                 return reply_from_response(
-                    next(output), model=command.llm.model, latency=time.monotonic() - started
+                    response, model=command.llm.model, latency=time.monotonic() - started
                 )
+            assert output is not None
             reader = StreamReader(command, started)
             for chunk in output:
                 stop = self._stop()
@@ -200,7 +204,8 @@ class SyncDriver(Driver):
         except Exception as exc:  # classified by the loop
             return self._failed(exc, reader)
         finally:
-            output.close()
+            if output is not None:
+                output.close()
 
 
 QUIET_COMMANDS = frozenset({InvokeTool, AwaitUserCode, CallBlocking, RunTools, Sleep})

@@ -69,16 +69,8 @@ class ModelRounds(ContextRounds):
                 )
             if verdict is not None:
                 yield from self._budget(verdict)
-            before = yield from self._hook(HookPoint.BEFORE_LLM, messages=send, prompt=spec.prompt)
-            if before.block:
-                if before.output is not None:
-                    raise HookAnswered(before.output)
-                raise HookError(
-                    f"the model call was blocked by a hook: {before.reason or ''}",
-                    hook="BEFORE_LLM",
-                )
-            if before.messages is not None:
-                send = before.messages
+            if self._hooked(HookPoint.BEFORE_LLM):
+                send = yield from self._before_llm(send)
             params = dict(spec.call_params) if purpose == "answer" else {}
             if native and not tools_enabled:
                 params["tool_choice"] = "none"
@@ -122,6 +114,17 @@ class ModelRounds(ContextRounds):
                     count=spec.context.count,
                 )
             emergency = (yield from self._recover(outcome, state, iteration)) or emergency
+
+    def _before_llm(self, send: list[dict[str, Any]]) -> Generator[Any, Any, list[dict[str, Any]]]:
+        """The ``BEFORE_LLM`` hooks: the messages to send, or the end of the round."""
+        before = yield from self._hook(HookPoint.BEFORE_LLM, messages=send, prompt=self.spec.prompt)
+        if before.block:
+            if before.output is not None:
+                raise HookAnswered(before.output)
+            raise HookError(
+                f"the model call was blocked by a hook: {before.reason or ''}", hook="BEFORE_LLM"
+            )
+        return send if before.messages is None else before.messages
 
     def _recover(
         self, failed: ModelFailed, state: recovery.RecoveryState, iteration: int

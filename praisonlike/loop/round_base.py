@@ -74,6 +74,11 @@ class RoundBase:
     def _llm(self) -> LLMConfig:
         return self.spec.models[self._model_index]
 
+    def _hooked(self, event: HookPoint) -> bool:
+        """Whether hooks of ``event`` are registered (checked before building their call)."""
+        hooks = self.spec.hooks
+        return hooks is not None and hooks.has(event)
+
     def _hook(self, event: HookPoint, **fields: Any) -> Generator[Any, Any, HookResult]:
         """Run the hooks of ``event``; they see a copy of ``messages``, never the history.
 
@@ -112,7 +117,8 @@ class RoundBase:
                 latency=reply.latency,
                 purpose=purpose,
             )
-        yield from self._hook(HookPoint.AFTER_LLM, response=reply)
+        if self._hooked(HookPoint.AFTER_LLM):
+            yield from self._hook(HookPoint.AFTER_LLM, response=reply)
         after = spec.accounting.check_after()
         if after is not None:
             yield from self._budget(after)

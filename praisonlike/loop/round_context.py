@@ -49,20 +49,22 @@ class ContextRounds(RoundBase):
         ):
             yield from self._hook(HookPoint.BEFORE_COMPACTION, messages=messages)
         prepare = spec.context.emergency if emergency else spec.context.prepare
-        prepared = yield from self._finish_summary(prepare(messages, native), iteration)
-        if prepared.report is not None:
-            event = self._compaction_event(prepared.report)
-            if self._emits:
-                yield event
-            yield from self._hook(
-                HookPoint.AFTER_COMPACTION, messages=prepared.messages, details=event.model_dump()
-            )
+        prepared = prepare(messages, native)
+        if prepared.report is None:  # it fit: a fresh list, nothing to report
+            fitted: list[dict[str, Any]] = prepared.messages
+            return fitted
+        if prepared.summary_request:
+            prepared = yield from self._finish_summary(prepared, iteration)
+        event = self._compaction_event(prepared.report)
+        if self._emits:
+            yield event
+        yield from self._hook(
+            HookPoint.AFTER_COMPACTION, messages=prepared.messages, details=event.model_dump()
+        )
         return list(prepared.messages)
 
     def _finish_summary(self, prepared: Any, iteration: int) -> Steps:
-        request = getattr(prepared, "summary_request", None)
-        if not request:
-            return prepared
+        request = prepared.summary_request
         llm = self._llm
         summary = self.spec.context.summary_model
         if summary:

@@ -42,7 +42,12 @@ from praisonlike.react.call_faults import (
     correction_message,
     find_call_fault,
 )
-from praisonlike.react.parse import is_whole_answer_a_call, parse_text_tool_calls, unoffered_calls
+from praisonlike.react.parse import (
+    is_whole_answer_a_call,
+    may_be_whole_call,
+    parse_text_tool_calls,
+    unoffered_calls,
+)
 from praisonlike.react.prompt import observation_message
 from praisonlike.result import RunResult, TerminationReason, ToolCallRecord, ToolMode
 
@@ -78,7 +83,8 @@ class ToolLoop(ModelRounds):
         driver.
         """
         try:
-            yield from self._hook(HookPoint.BEFORE_AGENT, prompt=self.spec.prompt)
+            if self._hooked(HookPoint.BEFORE_AGENT):
+                yield from self._hook(HookPoint.BEFORE_AGENT, prompt=self.spec.prompt)
             if self.spec.preset_answer is not None:
                 return (
                     yield from self._answer_unasked(
@@ -181,7 +187,7 @@ class ToolLoop(ModelRounds):
             )
         elif reply.tool_calls:
             return list(reply.tool_calls)
-        elif self._offered:
+        elif self._offered and may_be_whole_call(reply.content):
             found = is_whole_answer_a_call(reply.content, self._offered) or unoffered_calls(
                 reply.content, self._offered
             )
@@ -325,7 +331,8 @@ class ToolLoop(ModelRounds):
         if reason is TerminationReason.GUARDRAIL_BLOCKED:
             self._messages.append({"role": "assistant", "content": output})
         result = self._result(output, reason)
-        yield from self._hook(HookPoint.AFTER_AGENT, prompt=self.spec.prompt, response=result)
+        if self._hooked(HookPoint.AFTER_AGENT):
+            yield from self._hook(HookPoint.AFTER_AGENT, prompt=self.spec.prompt, response=result)
         if self._emits:
             yield RunFinished(run_id=self.spec.run_id, termination_reason=reason, result=result)
         return TurnOutcome(result=result, new_messages=self._messages)

@@ -72,6 +72,9 @@ class Usage:
         )
 
 
+_NOTHING = Usage()
+
+
 class UsageTracker:
     """Accumulates usage per model under a lock; safe from any thread or task.
 
@@ -87,7 +90,7 @@ class UsageTracker:
     def add(self, model: str, usage: Usage) -> None:
         with self._lock:
             self._total = self._total + usage
-            self._by_model[model] = self._by_model.get(model, Usage()) + usage
+            self._by_model[model] = self._by_model.get(model, _NOTHING) + usage
 
     @property
     def total(self) -> Usage:

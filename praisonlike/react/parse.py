@@ -110,6 +110,13 @@ def is_whole_answer_a_call(text: str, offered: Collection[str]) -> list[TextTool
     return _whole_answer_calls(text, Match(frozenset(offered)))
 
 
+def may_be_whole_call(text: str) -> bool:
+    """False when ``text`` cannot be a whole-answer call: its first non-blank character
+    opens no JSON value, ``<tool_call>`` block or fence (a cheap test before parsing)."""
+    stripped = text.lstrip()
+    return stripped[:1] in ("{", "[") or stripped.startswith((OPEN_TAG, FENCE))
+
+
 def unoffered_calls(text: str, offered: Collection[str]) -> list[TextToolCall]:
     """The calls of a whole answer that calls a tool which was NOT offered, else ``[]``.
 

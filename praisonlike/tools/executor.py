@@ -121,9 +121,10 @@ class TurnTools:
         prepared = self._prepare(call, started)
         if isinstance(prepared, ToolOutcome):
             return prepared
-        denied = yield from self._approval(prepared, started)
-        if denied is not None:
-            return denied
+        if prepared.tool.requires_approval:
+            denied = yield from self._approval(prepared, started)
+            if denied is not None:
+                return denied
         hooks = self._hooks
         try:
             if hooks is not None and hooks.has(HookPoint.BEFORE_TOOL):
@@ -236,13 +237,12 @@ class TurnTools:
     def _approval(
         self, prepared: _Prepared, started: float
     ) -> Generator[Any, Any, ToolOutcome | ToolError | None]:
-        """``None`` when the call may run; else the denial, or the error of an approver that raised.
+        """For a tool that requires approval: ``None`` when the call may run; else the
+        denial, or the error of an approver that raised.
 
         The approver may block (``input()``): it is a :class:`CallBlocking` the async
         driver makes on a worker thread. An awaitable it returns is awaited like any user code.
         """
-        if not prepared.tool.requires_approval:
-            return None
         verdict: Any = False
         if self._approver is not None:
             try:
