@@ -21,8 +21,7 @@ from __future__ import annotations
 import copy
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from praisonlike.agent.turn_gate import TurnGate
@@ -48,27 +47,18 @@ class Conversation:
 
     # -- one turn at a time -------------------------------------------------------
 
-    @contextmanager
-    def turn(self) -> Iterator[None]:
-        """Hold the conversation for one turn, blocking while another turn holds it.
+    def turn(self) -> TurnGate:
+        """Hold the conversation for one turn (``with conversation.turn():``), blocking
+        while another turn holds it; ``async with conversation.aturn():`` in a task.
 
-        Raises :class:`~praisonlike.errors.ConcurrentTurnError` when called from
+        Raises :class:`~praisonlike.errors.ConcurrentTurnError` when entered from
         inside the turn that holds it (see :mod:`praisonlike.agent.turn_gate`).
         """
-        self._gate.enter()
-        try:
-            yield
-        finally:
-            self._gate.leave()
+        return self._gate
 
-    @asynccontextmanager
-    async def aturn(self) -> AsyncIterator[None]:
+    def aturn(self) -> TurnGate:
         """:meth:`turn` for a task: waiting does not block the event loop."""
-        await self._gate.aenter()
-        try:
-            yield
-        finally:
-            self._gate.leave()
+        return self._gate
 
     def start_turn(self, cancel: CancelToken) -> None:
         """Record a running turn by its cancel token (see :meth:`running`)."""

@@ -82,7 +82,11 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 
 
 class TurnGate:
-    """The agent's turn lock: :meth:`enter` / :meth:`aenter` before a turn, :meth:`leave` after."""
+    """The agent's turn lock: :meth:`enter` / :meth:`aenter` before a turn, :meth:`leave` after.
+
+    Also a context manager for one turn: ``with gate:`` (a thread) or ``async with
+    gate:`` (a task) enters and leaves.
+    """
 
     def __init__(self) -> None:
         self._mutex = threading.Lock()
@@ -126,6 +130,18 @@ class TurnGate:
                 self._withdraw(waiter)
                 raise
         self._mark()
+
+    def __enter__(self) -> None:
+        self.enter()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.leave()
+
+    async def __aenter__(self) -> None:
+        await self.aenter()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.leave()
 
     def leave(self) -> None:
         """End the turn and hand the agent to the next waiter, if any."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from operator import add
 
 from praisonlike.context.messages import Message, snapshot
 
@@ -60,7 +61,7 @@ class HistoryMemo:
             for message in messages[common:]:
                 measured = self._measure(message)
                 previous = self._sums[-1]
-                self._sums.append(tuple(a + b for a, b in zip(previous, measured, strict=True)))
+                self._sums.append(tuple(map(add, previous, measured)))
                 self._known.append(message if self._trust_identity else snapshot(message))
             return self._sums[len(messages)]
 

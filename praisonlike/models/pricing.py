@@ -13,7 +13,6 @@ or batch / priority discounts.
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -39,8 +38,8 @@ class ModelPrice:
     cached_input_per_mtok: float | None = None
 
 
-_cache_lock = threading.Lock()
-_litellm_prices: dict[str, ModelPrice | None] = {}
+_prices: dict[str, ModelPrice | None] = {}
+"""Prices found without an override, by model (free local and in-process models too)."""
 
 
 def resolve_price(
@@ -62,18 +61,19 @@ def resolve_price(
         ConfigurationError: a matching override lacks ``input`` or ``output``,
             or has a negative or non-numeric rate.
     """
-    override = _find_override(model, overrides)
-    if override is not None:
-        return _price_from_override(model, override)
+    if overrides:
+        override = _find_override(model, overrides)
+        if override is not None:
+            return _price_from_override(model, override)
+    try:
+        return _prices[model]
+    except KeyError:
+        pass
     free = model == _LOCAL_PREFIX or model.startswith(f"{_LOCAL_PREFIX}/")
-    if free or is_in_process_label(model):
-        return ModelPrice(0.0, 0.0, 0.0)
-    with _cache_lock:
-        if model in _litellm_prices:
-            return _litellm_prices[model]
-    price = _price_from_litellm(model)
-    with _cache_lock:
-        _litellm_prices[model] = price
+    price = ModelPrice(0.0, 0.0, 0.0) if free or is_in_process_label(model) else None
+    if price is None:
+        price = _price_from_litellm(model)
+    _prices[model] = price  # one dict write: safe from any thread
     return price
 
 
@@ -118,26 +118,35 @@ def usage_from_response(raw_usage: Any) -> Usage:
     and completion tokens. ``None`` gives a request with no tokens. The cost is
     left unknown (``None``); see :func:`usage_with_cost`.
     """
-    prompt = _count(_field(raw_usage, "prompt_tokens"))
-    completion = _count(_field(raw_usage, "completion_tokens"))
-    total = _count(_field(raw_usage, "total_tokens")) or prompt + completion
+    prompt, completion, total, prompt_details, completion_details = _fields(
+        raw_usage, _USAGE_FIELDS
+    )
+    prompt, completion, total = _counts(prompt, completion, total)
+    cached, reasoning = _counts(
+        _field(prompt_details, "cached_tokens"), _field(completion_details, "reasoning_tokens")
+    )
     return Usage(
         requests=1,
         prompt_tokens=prompt,
         completion_tokens=completion,
-        total_tokens=total,
-        cached_tokens=_count(_field(_field(raw_usage, "prompt_tokens_details"), "cached_tokens")),
-        reasoning_tokens=_count(
-            _field(_field(raw_usage, "completion_tokens_details"), "reasoning_tokens")
-        ),
+        total_tokens=total or prompt + completion,
+        cached_tokens=cached,
+        reasoning_tokens=reasoning,
     )
 
 
+_USAGE_FIELDS = (
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "prompt_tokens_details",
+    "completion_tokens_details",
+)
+
+
 def _find_override(
-    model: str, overrides: Mapping[str, Mapping[str, float]] | None
+    model: str, overrides: Mapping[str, Mapping[str, float]]
 ) -> Mapping[str, float] | None:
-    if not overrides:
-        return None
     if model in overrides:
         return overrides[model]
     _, slash, bare = model.partition("/")
@@ -220,6 +229,23 @@ def _field(source: Any, name: str) -> Any:
     if value is None and isinstance(source, Mapping):  # a mapping that is not a dict
         return source.get(name)
     return value
+
+
+def _fields(source: Any, names: tuple[str, ...]) -> list[Any]:
+    """:func:`_field` of each of ``names``, in one pass for an object or a dict."""
+    if source is None:
+        return [None] * len(names)
+    if isinstance(source, dict):
+        return [source.get(name) for name in names]
+    values = [getattr(source, name, None) for name in names]
+    if isinstance(source, Mapping):  # a mapping that is not a dict
+        return [source.get(n) if v is None else v for n, v in zip(names, values, strict=True)]
+    return values
+
+
+def _counts(*values: Any) -> list[int]:
+    """:func:`_count` of each value; a plain non-negative int passes as it is."""
+    return [v if type(v) is int and v >= 0 else _count(v) for v in values]
 
 
 def _count(value: Any) -> int:

@@ -86,7 +86,7 @@ def test_litellm_lookups_are_cached(litellm: ModuleType, monkeypatch: pytest.Mon
         return real(model, *args, **kwargs)
 
     monkeypatch.setattr(litellm, "get_model_info", counting)
-    monkeypatch.setattr(pricing, "_litellm_prices", {})
+    monkeypatch.setattr(pricing, "_prices", {})
     first = resolve_price("anthropic/claude-haiku-4-5")
     second = resolve_price("anthropic/claude-haiku-4-5")
     resolve_price("anthropic/claude-9")
@@ -100,7 +100,7 @@ def test_openai_models_are_priced_from_the_map_without_asking_litellm(
 ) -> None:
     """``openai/<name>`` is read from the price map as data: the same price
     LiteLLM's lookup gives, and unknown names stay unpriced."""
-    monkeypatch.setattr(pricing, "_litellm_prices", {})
+    monkeypatch.setattr(pricing, "_prices", {})
     info = litellm.get_model_info("openai/gpt-4o-mini")
     monkeypatch.setattr(litellm, "get_model_info", None)
     price = resolve_price("openai/gpt-4o-mini")
