@@ -8,10 +8,11 @@ behave as ``chat`` and ``stream_events`` do.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from praisonlike.errors import RunCancelled
 from praisonlike.events import TextDelta
@@ -23,6 +24,9 @@ from praisonlike.loop.user_code import AwaitUserCode, CallBlocking
 from praisonlike.models.codec import reply_from_response
 from praisonlike.models.transport import aclose, asend
 from praisonlike.tools.async_bridge import in_worker_thread
+
+if TYPE_CHECKING:
+    from praisonlike.loop.run import Run
 
 
 def _still_cancelling(task: asyncio.Task[Any]) -> bool:
@@ -64,6 +68,23 @@ class _CallsInFlight:
 _calls_in_flight = _CallsInFlight()
 
 
+async def _make_room() -> None:
+    """Before a model call: let calls that have finished release their pooled
+    connections first, while other calls of the process are in flight.
+
+    With many turns in flight the pool saturates, and waiting for a slot costs
+    more than this yield (benchmarks/concurrency.py: 0.89 -> 1.03 of plain
+    LiteLLM). A lone call skips it: the yield would run LiteLLM's logging of
+    the previous call ahead of this request.
+    """
+    if _calls_in_flight.any():
+        await asyncio.sleep(0)
+
+
+def _nothing() -> None:
+    return None
+
+
 class AsyncDriver(Driver):
     """Performs the loop's commands with asyncio, on the caller's event loop.
 
@@ -71,6 +92,12 @@ class AsyncDriver(Driver):
     sync tools and blocking user code (an approver) run on worker threads. A
     model call or a tool call is abandoned at once on cancellation.
     """
+
+    def __init__(self, run: Run) -> None:
+        super().__init__(run)
+        self._waiting: asyncio.Task[Any] | None = None
+        """The task awaiting in :meth:`_until_cancelled`, which a cancellation interrupts."""
+        self._interrupted = False
 
     async def drive(
         self, steps: LoopSteps[Any], finish: Callable[[Any], None]
@@ -82,26 +109,52 @@ class AsyncDriver(Driver):
             if observers:
                 run.observe(event)
             yield event
-        reply: Any = None
-        while True:
-            try:
-                item = steps.send(reply)
-            except StopIteration as stop:
-                finish(stop.value)
-                return
-            reply = None
-            kind = item.__class__
-            if kind is CallModel:
-                holder: list[ModelReply | ModelFailed] = []
-                async for event in self._call_model(item, holder):
-                    yield event
-                reply = holder[0]
-            elif kind in QUIET_COMMANDS:
-                reply = await self._perform(item, interruptible=True)
-            else:
-                if observers:
-                    run.observe(item)
-                yield item
+        stop_listening = self._listen(asyncio.get_running_loop())
+        try:
+            reply: Any = None
+            while True:
+                try:
+                    item = steps.send(reply)
+                except StopIteration as stop:
+                    finish(stop.value)
+                    return
+                reply = None
+                kind = item.__class__
+                if kind is CallModel:
+                    if item.stream:
+                        holder: list[ModelReply | ModelFailed] = []
+                        async for event in self._stream_model(item, holder):
+                            yield event
+                        reply = holder[0]
+                    else:
+                        reply = await self._call_model(item)
+                elif kind in QUIET_COMMANDS:
+                    reply = await self._perform(item, interruptible=True)
+                else:
+                    if observers:
+                        run.observe(item)
+                    yield item
+        finally:
+            stop_listening()
+
+    def _listen(self, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
+        """Have a cancellation (from any thread) interrupt whatever await of the turn is
+        in :meth:`_until_cancelled`, once for the whole turn; returns the unregistering."""
+        cancel = self._cancel
+        if cancel is None:
+            return _nothing
+
+        def interrupt() -> None:
+            task = self._waiting
+            if task is not None and not self._interrupted:
+                self._interrupted = True
+                task.cancel()
+
+        def wake() -> None:
+            with contextlib.suppress(RuntimeError):  # a closed loop: nothing waits any more
+                loop.call_soon_threadsafe(interrupt)
+
+        return cancel.on_cancel(wake)
 
     async def _perform(self, item: Any, *, interruptible: bool) -> Any:
         """Perform a command other than a model call; its outcome for the loop.
@@ -154,9 +207,9 @@ class AsyncDriver(Driver):
     async def _until_cancelled(self, awaitable: Any) -> Any:
         """Await ``awaitable`` in this task; on cancellation, stop it and raise RunCancelled.
 
-        The token's callback (from any thread) cancels the current task while
-        it waits here, so the awaitable is stopped at its current ``await``
-        without a task or a loop iteration of its own.
+        The turn's cancellation callback (see :meth:`_listen`) cancels the
+        current task while it waits here, so the awaitable is stopped at its
+        current ``await`` without a task or a loop iteration of its own.
         """
         cancel = self._cancel
         if cancel is None:
@@ -164,65 +217,54 @@ class AsyncDriver(Driver):
         if cancel.cancelled:
             _discard(awaitable)
             raise RunCancelled(cancel.reason or "cancelled")
-        loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None, "the async driver runs inside an asyncio task"
-        waiting = True
-        interrupted = False
-
-        def interrupt() -> None:
-            nonlocal interrupted
-            if waiting and not interrupted:
-                interrupted = True
-                task.cancel()
-
-        def wake() -> None:
-            loop.call_soon_threadsafe(interrupt)
-
-        remove = cancel.on_cancel(wake)
+        self._waiting, self._interrupted = task, False
         try:
             result = await awaitable
         except (Exception, asyncio.CancelledError) as exc:
-            if not interrupted or _still_cancelling(task):
+            if not self._interrupted or _still_cancelling(task):
                 raise
             # stopped by the token: whatever the awaitable raised on the way out
             cause = None if isinstance(exc, asyncio.CancelledError) else exc
             raise RunCancelled(cancel.reason or "cancelled") from cause
         finally:
-            waiting = False
-            remove()
-        if interrupted and not _still_cancelling(task):  # the awaitable swallowed the cancel
+            self._waiting = None
+        if self._interrupted and not _still_cancelling(task):  # the cancel was swallowed
             raise RunCancelled(cancel.reason or "cancelled")
         return result
 
-    async def _call_model(
+    async def _call_model(self, command: CallModel) -> ModelReply | ModelFailed:
+        """A non-streamed call: its reply, or how it failed."""
+        started = time.monotonic()
+        try:
+            await _make_room()
+            with _calls_in_flight:
+                stop = self._stop()
+                if stop is not None:  # nothing sent
+                    return ModelFailed(stop)
+                response = await self._until_cancelled(asend(command))
+            return reply_from_response(
+                response, model=command.llm.model, latency=time.monotonic() - started
+            )
+        except Exception as exc:  # classified by the loop
+            return self._failed(exc, None)
+
+    async def _stream_model(
         self, command: CallModel, holder: list[ModelReply | ModelFailed]
     ) -> AsyncIterator[TextDelta]:
+        """A streamed call: yields its text deltas, then puts its outcome in ``holder``."""
         started = time.monotonic()
         reader: StreamReader | None = None
         response: Any = None
         try:
-            if _calls_in_flight.any():
-                # Let calls that have finished release their pooled connections
-                # before this one takes a slot: with many turns in flight the
-                # pool saturates, and waiting for a slot costs more than this
-                # yield (benchmarks/concurrency.py: 0.89 -> 1.03 of plain
-                # LiteLLM). A lone call skips it: the yield would run LiteLLM's
-                # logging of the previous call ahead of this request.
-                await asyncio.sleep(0)
+            await _make_room()
             with _calls_in_flight:
                 stop = self._stop()
                 if stop is not None:  # nothing sent
                     holder.append(ModelFailed(stop))
                     return
                 response = await self._until_cancelled(asend(command))
-                if not command.stream:
-                    holder.append(
-                        reply_from_response(
-                            response, model=command.llm.model, latency=time.monotonic() - started
-                        )
-                    )
-                    return
                 reader = StreamReader(command, started)
                 chunks = response.__aiter__()
                 while True:
