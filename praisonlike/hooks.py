@@ -144,6 +144,8 @@ class HookRunner:
 
     def __init__(self) -> None:
         self._hooks: dict[HookPoint, list[_Registered]] = {}
+        self.points: set[HookPoint] = set()
+        """The points with at least one hook (the same set object for the runner's life)."""
 
     def register(
         self, event: HookPoint, function: HookFunction, *, fail_open: bool = False
@@ -154,6 +156,7 @@ class HookRunner:
                 f"a hook must be callable, not {type(function).__name__}"
             )
         self._hooks.setdefault(event, []).append(_Registered(function, fail_open))
+        self.points.add(event)
 
     def add_mapping(self, hooks: Mapping[Any, HookFunction | Sequence[HookFunction]]) -> None:
         for event, functions in hooks.items():
@@ -167,7 +170,7 @@ class HookRunner:
                 self.register(point, function)
 
     def has(self, event: HookPoint) -> bool:
-        return bool(self._hooks.get(event))
+        return event in self.points
 
     def _failed(self, hook: _Registered, event: HookPoint, exc: BaseException) -> None:
         if hook.fail_open:

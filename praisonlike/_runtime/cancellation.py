@@ -31,17 +31,19 @@ class CancelToken:
         self._event = threading.Event()
         self._lock = threading.Lock()
         self._callbacks: list[Callable[[], None]] = []
+        self._cancelled = False
         self.reason: str | None = None
 
     @property
     def cancelled(self) -> bool:
-        return self._event.is_set()
+        return self._cancelled
 
     def cancel(self, reason: str = "cancelled") -> None:
         with self._lock:
             if self._event.is_set():
                 return
             self.reason = reason
+            self._cancelled = True
             self._event.set()
             callbacks, self._callbacks = self._callbacks, []
         for callback in callbacks:

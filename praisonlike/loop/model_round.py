@@ -69,7 +69,7 @@ class ModelRounds(ContextRounds):
                 )
             if verdict is not None:
                 yield from self._budget(verdict)
-            if self._hooked(HookPoint.BEFORE_LLM):
+            if HookPoint.BEFORE_LLM in self._hook_points:
                 send = yield from self._before_llm(send)
             params = dict(spec.call_params) if purpose == "answer" else {}
             if native and not tools_enabled:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Generator
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
 from praisonlike.context.messages import snapshot
@@ -67,17 +68,17 @@ class RoundBase:
         self._retries = 0
         self._fallbacks: list[str] = []
         self._emits = spec.emit_events
+        self._hook_points: AbstractSet[HookPoint] = (
+            frozenset() if spec.hooks is None else spec.hooks.points
+        )
+        """The points with hooks, read before building a hook call (live: a hook
+        registered during the turn runs from its next point on)."""
         react = spec.tool_mode is ToolMode.REACT and bool(spec.tools)
         self._grammar = TurnGrammar(spec.tools) if react else None
 
     @property
     def _llm(self) -> LLMConfig:
         return self.spec.models[self._model_index]
-
-    def _hooked(self, event: HookPoint) -> bool:
-        """Whether hooks of ``event`` are registered (checked before building their call)."""
-        hooks = self.spec.hooks
-        return hooks is not None and hooks.has(event)
 
     def _hook(self, event: HookPoint, **fields: Any) -> Generator[Any, Any, HookResult]:
         """Run the hooks of ``event``; they see a copy of ``messages``, never the history.
@@ -117,7 +118,7 @@ class RoundBase:
                 latency=reply.latency,
                 purpose=purpose,
             )
-        if self._hooked(HookPoint.AFTER_LLM):
+        if HookPoint.AFTER_LLM in self._hook_points:
             yield from self._hook(HookPoint.AFTER_LLM, response=reply)
         after = spec.accounting.check_after()
         if after is not None:

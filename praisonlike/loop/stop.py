@@ -30,6 +30,6 @@ def stop_error(
     """The error that ends the run now, if any: cancellation first, then the deadline."""
     if cancel is not None and cancel.cancelled:
         return RunCancelled(cancel.reason or "cancelled")
-    if past(deadline):
+    if deadline is not None and time.monotonic() >= deadline:
         return deadline_error()
     return None

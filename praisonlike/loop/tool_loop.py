@@ -83,7 +83,7 @@ class ToolLoop(ModelRounds):
         driver.
         """
         try:
-            if self._hooked(HookPoint.BEFORE_AGENT):
+            if HookPoint.BEFORE_AGENT in self._hook_points:
                 yield from self._hook(HookPoint.BEFORE_AGENT, prompt=self.spec.prompt)
             if self.spec.preset_answer is not None:
                 return (
@@ -331,7 +331,7 @@ class ToolLoop(ModelRounds):
         if reason is TerminationReason.GUARDRAIL_BLOCKED:
             self._messages.append({"role": "assistant", "content": output})
         result = self._result(output, reason)
-        if self._hooked(HookPoint.AFTER_AGENT):
+        if HookPoint.AFTER_AGENT in self._hook_points:
             yield from self._hook(HookPoint.AFTER_AGENT, prompt=self.spec.prompt, response=result)
         if self._emits:
             yield RunFinished(run_id=self.spec.run_id, termination_reason=reason, result=result)

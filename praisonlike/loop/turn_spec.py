@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -41,8 +42,14 @@ class ContextSeam(Protocol):
 class HookSeam(Protocol):
     """The turn's hooks (see :class:`praisonlike.hooks.HookRunner`)."""
 
+    @property
+    def points(self) -> AbstractSet[Any]:
+        """The events with hooks, as one live set (the loop reads it before building a
+        hook call, and skips the others at no cost)."""
+        ...
+
     def has(self, event: Any) -> bool:
-        """Whether ``event`` has hooks (the loop skips the others at no cost)."""
+        """Whether ``event`` has hooks."""
         ...
 
     def steps(self, context: Any) -> Generator[Any, None, Any]:
