@@ -244,8 +244,10 @@ def _fields(source: Any, names: tuple[str, ...]) -> list[Any]:
 
 
 def _counts(*values: Any) -> list[int]:
-    """:func:`_count` of each value; a plain non-negative int passes as it is."""
-    return [v if type(v) is int and v >= 0 else _count(v) for v in values]
+    """:func:`_count` of each value; a plain non-negative int passes as it is, None is 0."""
+    return [
+        v if type(v) is int and v >= 0 else 0 if v is None else _count(v) for v in values
+    ]
 
 
 def _count(value: Any) -> int:

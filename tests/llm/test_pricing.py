@@ -6,7 +6,7 @@ import dataclasses
 import os
 import subprocess
 import sys
-from types import ModuleType, SimpleNamespace
+from types import MappingProxyType, ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
@@ -260,6 +260,19 @@ def test_usage_from_plain_object_without_details() -> None:
     )
     assert usage_from_response(raw) == Usage(
         requests=1, prompt_tokens=7, completion_tokens=2, total_tokens=9
+    )
+
+
+def test_usage_from_a_mapping_that_is_not_a_dict() -> None:
+    raw = MappingProxyType(
+        {
+            "prompt_tokens": 11,
+            "completion_tokens": 4,
+            "prompt_tokens_details": MappingProxyType({"cached_tokens": 5}),
+        }
+    )
+    assert usage_from_response(raw) == Usage(
+        requests=1, prompt_tokens=11, completion_tokens=4, total_tokens=15, cached_tokens=5
     )
 
 
