@@ -7,7 +7,9 @@ order: ``chat`` against ``litellm.completion`` and ``achat`` against
 ``litellm.completion`` / ``litellm.acompletion`` (for the measurement only:
 the arguments and the responses pass through untouched), so each turn splits
 into the time inside LiteLLM and the time around it (the agent's own code,
-and whatever LiteLLM's background logging does meanwhile).
+and whatever LiteLLM's background logging does meanwhile). The agent's
+history is cleared after each of its turns, outside the timed part (as in
+``overhead.py``).
 
 Per mode it prints the median turn, inside and outside, and the gap: the
 median over pairs of agent minus plain, with a 90% bootstrap interval. Pairs
@@ -84,22 +86,30 @@ class CallClock:
         samples.append((time.perf_counter() - start, self.inside))
 
 
-def _turns_in_pairs(
-    pairs: int, *sides: tuple[Any, list[Sample]]
-) -> Iterator[tuple[Any, list[Sample]]]:
+Side = tuple[Any, list[Sample], Callable[[], None]]
+"""A side of the pairs: its turn, where its samples go, what to do after each turn (untimed)."""
+
+
+def _turns_in_pairs(pairs: int, *sides: Side) -> Iterator[Side]:
     """The warm-up and then ``pairs`` pairs of turns, the two sides' order swapped every pair."""
     for n in range(WARMUP + pairs):
         yield from sides if n % 2 else reversed(sides)
 
 
 def _sync_pairs(
-    clock: CallClock, pairs: int, agent_turn: Callable[[], Any], plain_turn: Callable[[], Any]
+    clock: CallClock,
+    pairs: int,
+    agent_turn: Callable[[], Any],
+    plain_turn: Callable[[], Any],
+    reset: Callable[[], None],
 ) -> tuple[list[Sample], list[Sample]]:
     agent: list[Sample] = []
     plain: list[Sample] = []
-    for turn, samples in _turns_in_pairs(pairs, (agent_turn, agent), (plain_turn, plain)):
+    sides: tuple[Side, Side] = ((agent_turn, agent, reset), (plain_turn, plain, _nothing))
+    for turn, samples, after in _turns_in_pairs(pairs, *sides):
         with clock.turn(samples):
             turn()
+        after()
     return agent[WARMUP:], plain[WARMUP:]
 
 
@@ -108,13 +118,20 @@ async def _async_pairs(
     pairs: int,
     agent_turn: Callable[[], Awaitable[Any]],
     plain_turn: Callable[[], Awaitable[Any]],
+    reset: Callable[[], None],
 ) -> tuple[list[Sample], list[Sample]]:
     agent: list[Sample] = []
     plain: list[Sample] = []
-    for turn, samples in _turns_in_pairs(pairs, (agent_turn, agent), (plain_turn, plain)):
+    sides: tuple[Side, Side] = ((agent_turn, agent, reset), (plain_turn, plain, _nothing))
+    for turn, samples, after in _turns_in_pairs(pairs, *sides):
         with clock.turn(samples):
             await turn()
+        after()
     return agent[WARMUP:], plain[WARMUP:]
+
+
+def _nothing() -> None:
+    return None
 
 
 def _row(mode: str, agent: Sequence[Sample], plain: Sequence[Sample]) -> list[str]:
@@ -146,15 +163,15 @@ def main() -> None:
 
         def chat() -> None:
             chat_agent.chat(PROMPT)
-            chat_agent.clear_history()
 
         async def achat() -> None:
             await achat_agent.achat(PROMPT)
-            achat_agent.clear_history()
 
         with CallClock(litellm) as clock:
-            sync = _sync_pairs(clock, args.pairs, chat, plain.run)
-            aio = asyncio.run(_async_pairs(clock, args.pairs, achat, plain.arun))
+            sync = _sync_pairs(clock, args.pairs, chat, plain.run, chat_agent.clear_history)
+            aio = asyncio.run(
+                _async_pairs(clock, args.pairs, achat, plain.arun, achat_agent.clear_history)
+            )
     tool = "async def" if args.async_tool else "sync"
     print(
         table(
