@@ -96,6 +96,16 @@ def _turns_in_pairs(pairs: int, *sides: Side) -> Iterator[Side]:
         yield from sides if n % 2 else reversed(sides)
 
 
+def _sides(
+    agent_turn: Any, plain_turn: Any, reset: Callable[[], None]
+) -> tuple[list[Sample], list[Sample], tuple[Side, Side]]:
+    """The agent's and plain LiteLLM's sample lists, and the two sides that fill them
+    (the agent's history reset after each of its turns)."""
+    agent: list[Sample] = []
+    plain: list[Sample] = []
+    return agent, plain, ((agent_turn, agent, reset), (plain_turn, plain, _nothing))
+
+
 def _sync_pairs(
     clock: CallClock,
     pairs: int,
@@ -103,9 +113,7 @@ def _sync_pairs(
     plain_turn: Callable[[], Any],
     reset: Callable[[], None],
 ) -> tuple[list[Sample], list[Sample]]:
-    agent: list[Sample] = []
-    plain: list[Sample] = []
-    sides: tuple[Side, Side] = ((agent_turn, agent, reset), (plain_turn, plain, _nothing))
+    agent, plain, sides = _sides(agent_turn, plain_turn, reset)
     for turn, samples, after in _turns_in_pairs(pairs, *sides):
         with clock.turn(samples):
             turn()
@@ -120,9 +128,7 @@ async def _async_pairs(
     plain_turn: Callable[[], Awaitable[Any]],
     reset: Callable[[], None],
 ) -> tuple[list[Sample], list[Sample]]:
-    agent: list[Sample] = []
-    plain: list[Sample] = []
-    sides: tuple[Side, Side] = ((agent_turn, agent, reset), (plain_turn, plain, _nothing))
+    agent, plain, sides = _sides(agent_turn, plain_turn, reset)
     for turn, samples, after in _turns_in_pairs(pairs, *sides):
         with clock.turn(samples):
             await turn()

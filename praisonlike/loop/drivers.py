@@ -94,7 +94,8 @@ class SyncDriver(Driver):
 
     def __init__(self, run: Run) -> None:
         super().__init__(run)
-        self._interruptible = run.spec.execution.interruptible_calls
+        self._blocking = self._cancel is None or not run.spec.execution.interruptible_calls
+        """Calls run in the caller's thread (no cancel token, or not interruptible)."""
 
     def drive(self, steps: LoopSteps[T], finish: Callable[[T], None]) -> Generator[Any, None, None]:
         """Yield the run's events; hand the loop's return value to ``finish``."""
@@ -169,7 +170,7 @@ class SyncDriver(Driver):
             else:
                 yield response
 
-        if self._cancel is None or not self._interruptible:
+        if self._blocking or self._cancel is None:
             return produce()
         return iterate_cancellable(produce, self._cancel)
 
@@ -179,8 +180,7 @@ class SyncDriver(Driver):
         stop = self._stop()
         if stop is not None:  # nothing sent
             return ModelFailed(stop)
-        blocking = self._cancel is None or not self._interruptible
-        output = None if blocking and not command.stream else self._model_output(command)
+        output = None if self._blocking and not command.stream else self._model_output(command)
         try:
             if not command.stream:
                 response = send(command) if output is None else next(output)
