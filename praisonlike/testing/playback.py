@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
+from praisonlike.testing import anthropic_payloads as anthropic
 from praisonlike.testing.payloads import Answer, ChunkFactory, error_json, usage_for
 from praisonlike.testing.script import (
     DEFAULT_CHUNK_SIZE,
@@ -24,9 +25,11 @@ from praisonlike.testing.script import (
 )
 from praisonlike.testing.wire import (
     END_OF_CHUNKS,
+    chunk,
     json_response,
     raw_response,
     sse_event,
+    sse_named_event,
     sse_raw_event,
     stream_head,
 )
@@ -68,17 +71,16 @@ class Player:
             headers = {}
             if response.retry_after is not None:
                 headers["Retry-After"] = _seconds(response.retry_after)
-            body = error_json(response)
+            body = anthropic.error_json(response) if request.anthropic else error_json(response)
             writer.write(
                 json_response(response.status, body, keep_alive=keep_alive, extra_headers=headers)
             )
         elif request.stream:
-            writer.write(
-                stream_head(keep_alive=keep_alive)
-                + sse_raw_event(_BROKEN_JSON)
-                + sse_raw_event(b"[DONE]")
-                + END_OF_CHUNKS
-            )
+            if request.anthropic:
+                broken = chunk(b"event: message_start\ndata: " + _BROKEN_JSON + b"\n\n")
+            else:
+                broken = sse_raw_event(_BROKEN_JSON) + sse_raw_event(b"[DONE]")
+            writer.write(stream_head(keep_alive=keep_alive) + broken + END_OF_CHUNKS)
         else:
             writer.write(raw_response(200, _BROKEN_JSON, keep_alive=keep_alive))
         await writer.drain()
@@ -94,12 +96,25 @@ class Player:
     async def _write_partial_stream(
         self, drop: DropConnection, request: RecordedRequest, writer: asyncio.StreamWriter
     ) -> None:
-        factory = self._factory(request)
-        deltas = list(factory.content_deltas(drop.then_content, DEFAULT_CHUNK_SIZE))
         pieces = [stream_head(keep_alive=False)]
-        pieces.extend(sse_event(factory.chunk(delta)) for delta in deltas[: 1 + drop.after_chunks])
+        if request.anthropic:
+            messages = self._messages(request)
+            usage = usage_for(Text(drop.then_content), request.body)
+            events = [*messages.start(usage)]
+            text = messages.text_block(0, drop.then_content, DEFAULT_CHUNK_SIZE)
+            events += list(text)[: 1 + drop.after_chunks]
+            pieces += [sse_named_event(name, data) for name, data in events]
+        else:
+            factory = self._factory(request)
+            deltas = list(factory.content_deltas(drop.then_content, DEFAULT_CHUNK_SIZE))
+            pieces += [sse_event(factory.chunk(delta)) for delta in deltas[: 1 + drop.after_chunks]]
         writer.write(b"".join(pieces))
         await writer.drain()
+
+    def _messages(self, request: RecordedRequest) -> anthropic.MessageFactory:
+        return anthropic.MessageFactory(
+            self._next_id("msg_"), request.model or "test-model", lambda: self._next_id("toolu_")
+        )
 
     async def _write_answer(
         self,
@@ -109,25 +124,24 @@ class Player:
         keep_alive: bool,
     ) -> None:
         usage = usage_for(answer, request.body)
-        factory = self._factory(request)
         if not request.stream:
-            payload = factory.completion(answer, usage)
+            if request.anthropic:
+                payload = self._messages(request).message(answer, usage)
+            else:
+                payload = self._factory(request).completion(answer, usage)
             self._count_tokens(usage)
             writer.write(json_response(200, payload, keep_alive=keep_alive))
             await writer.drain()
             return
-        include_usage = _wants_usage(request.body)
-        events = [sse_event(c) for c in factory.stream(answer, usage, include_usage=include_usage)]
-        events.append(sse_raw_event(b"[DONE]") + END_OF_CHUNKS)
+        events, usage_index = self._events(answer, usage, request)
         head = stream_head(keep_alive=keep_alive)
         delay = answer.chunk_delay if isinstance(answer, Text) else 0.0
         if not delay:
-            if include_usage:
+            if usage_index is not None:
                 self._count_tokens(usage)
             writer.write(head + b"".join(events))
             await writer.drain()
             return
-        usage_index = len(events) - 2 if include_usage else None
         writer.write(head)
         for index, event in enumerate(events):
             if index:
@@ -137,6 +151,22 @@ class Player:
                 self._count_tokens(usage)
             writer.write(event)
         await writer.drain()
+
+    def _events(
+        self, answer: Answer, usage: ReportedUsage, request: RecordedRequest
+    ) -> tuple[list[bytes], int | None]:
+        """A streamed answer's framed events, and the index of the one that reports
+        the usage (None when the client did not ask for it)."""
+        if request.anthropic:
+            named = self._messages(request).stream(answer, usage)
+            return [sse_named_event(name, data) for name, data in named[:-1]] + [
+                sse_named_event(*named[-1]) + END_OF_CHUNKS
+            ], len(named) - 2
+        include_usage = _wants_usage(request.body)
+        factory = self._factory(request)
+        events = [sse_event(c) for c in factory.stream(answer, usage, include_usage=include_usage)]
+        events.append(sse_raw_event(b"[DONE]") + END_OF_CHUNKS)
+        return events, len(events) - 2 if include_usage else None
 
 
 def _seconds(value: float) -> str:

@@ -21,10 +21,13 @@ DEFAULT_CHUNK_SIZE = 4
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """One chat-completions request exactly as the server received it.
+    """One chat-completions (or Anthropic Messages) request exactly as the server received it.
 
     ``headers`` has lower-cased names; ``body`` is the parsed JSON object;
-    ``received_at`` is a :func:`time.monotonic` timestamp.
+    ``received_at`` is a :func:`time.monotonic` timestamp. On the Anthropic
+    wire (:attr:`anthropic`) ``messages`` and ``tools`` are in Anthropic's
+    shape (content blocks, ``input_schema``) and the system prompt is
+    ``body["system"]``.
     """
 
     path: str
@@ -52,6 +55,11 @@ class RecordedRequest:
     def stream(self) -> bool:
         """True when the client asked for a server-sent-events stream."""
         return self.body.get("stream") is True
+
+    @property
+    def anthropic(self) -> bool:
+        """True for a request on Anthropic's Messages wire (``POST /v1/messages``)."""
+        return self.path.endswith("/messages")
 
 
 @dataclass(frozen=True)

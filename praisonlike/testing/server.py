@@ -3,7 +3,10 @@
 The server runs an asyncio loop on its own daemon thread, so it serves a
 synchronous test, an async test and a thread pool alike. Each
 chat-completions request consumes the next scripted response (FIFO); every
-request is recorded for later assertions.
+request is recorded for later assertions. It also speaks Anthropic's Messages
+wire (``POST /v1/messages``) from the same script, for an ``anthropic/...``
+model through LiteLLM (:meth:`LocalLLMServer.llm_config` with
+``wire="anthropic"``).
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ import time
 from collections import deque
 from collections.abc import Iterable, Sequence
 from types import TracebackType
+from typing import Literal
 
 from praisonlike.errors import ConfigurationError
+from praisonlike.testing.anthropic_payloads import MESSAGES_PATHS
 from praisonlike.testing.payloads import error_json
 from praisonlike.testing.playback import PLAYABLE, Playable, Player
 from praisonlike.testing.script import Delay, Fault, RecordedRequest, ReportedUsage, Response
@@ -141,8 +146,21 @@ class LocalLLMServer:
         """The OpenAI base URL, ``http://127.0.0.1:<port>/v1``."""
         return f"http://{HOST}:{self.port}/v1"
 
-    def llm_config(self, model: str = "test-model") -> dict[str, str]:
-        """The ``llm=`` dict an agent accepts to talk to this server through LiteLLM."""
+    def llm_config(
+        self, model: str = "test-model", *, wire: Literal["openai", "anthropic"] = "openai"
+    ) -> dict[str, str]:
+        """The ``llm=`` dict an agent accepts to talk to this server.
+
+        ``wire="openai"``: ``openai/<model>`` at :attr:`url` (the direct transport
+        for a name that is not one of OpenAI's own models, else LiteLLM).
+        ``wire="anthropic"``: ``anthropic/<model>`` at the server's root, always
+        through LiteLLM's Anthropic provider, which posts to ``/v1/messages``;
+        use a model LiteLLM's map knows (``claude-haiku-4-5``) for its context
+        window, native tool calls and prices.
+        """
+        if wire == "anthropic":
+            root = f"http://{HOST}:{self.port}"
+            return {"model": f"anthropic/{model}", "api_base": root, "api_key": "sk-ant-test"}
         return {"model": f"openai/{model}", "api_base": self.url, "api_key": "sk-test"}
 
     # -- script and recording --------------------------------------------------------
@@ -303,7 +321,9 @@ class LocalLLMServer:
 
     async def _respond(self, request: HttpRequest, writer: asyncio.StreamWriter) -> bool:
         """Answer one request; False when the connection must be closed afterwards."""
-        if request.method == "POST" and request.path in CHAT_PATHS:
+        if request.method == "POST" and (
+            request.path in CHAT_PATHS or request.path in MESSAGES_PATHS
+        ):
             return await self._chat(request, writer)
         if request.method == "GET" and request.path in MODELS_PATHS:
             listing = {
@@ -340,7 +360,11 @@ class LocalLLMServer:
             return request.keep_alive
         recorded = RecordedRequest(request.path, request.headers, body, time.monotonic())
         response = await self._resolve(self._record(recorded), recorded)
-        return await self._player.play(response, recorded, writer, request.keep_alive)
+        try:
+            return await self._player.play(response, recorded, writer, request.keep_alive)
+        except ValueError as exc:  # an answer this wire cannot carry
+            fault = self._error(f"LocalLLMServer: {exc}")
+            return await self._player.play(fault, recorded, writer, request.keep_alive)
 
     async def _resolve(self, response: Response, request: RecordedRequest) -> Playable:
         """Sleep through delays and call callables until a playable response remains."""

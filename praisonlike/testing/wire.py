@@ -177,3 +177,9 @@ def sse_event(payload: Any) -> bytes:
 def sse_raw_event(data: bytes) -> bytes:
     """One ``data:`` event with ``data`` verbatim (used for ``[DONE]`` and broken JSON)."""
     return chunk(b"data: " + data + b"\n\n")
+
+
+def sse_named_event(name: str, payload: Any) -> bytes:
+    """One ``event: <name>`` event with ``payload`` as JSON (Anthropic's framing), as a chunk."""
+    data = json.dumps(payload, separators=(",", ":")).encode()
+    return chunk(b"event: " + name.encode() + b"\ndata: " + data + b"\n\n")
