@@ -5,7 +5,10 @@ A one-tool turn (a tool call, then the answer: two requests) is repeated for
 transport (an OpenAI-wire endpoint, see ``praisonlike.models.transport``) and
 judged against the plain openai SDK doing the same two requests (sync, async,
 streamed); the same three with ``transport="litellm"`` are judged against
-plain LiteLLM doing them. Where ``benchmarks/.venv-praisonai`` exists
+plain LiteLLM doing them, and so are the same three on a non-OpenAI provider
+(``anthropic/claude-haiku-4-5`` on the server's Anthropic Messages wire, which
+always goes through LiteLLM) against plain LiteLLM sending that provider the
+same two requests. Where ``benchmarks/.venv-praisonai`` exists
 (``make bench-venv``), PraisonAI's ``Agent`` (its native openai path, in a
 worker process of that environment, see ``praisonai.py``) runs the same
 one-tool turn with ``chat``, ``achat`` and ``iter_stream`` in the same
@@ -52,7 +55,7 @@ from pathlib import Path
 
 from agent_turns import PROMPT, direct_llm, judgement, make_agent
 from history_growth import grown_states, measure_growth, measure_own_growth
-from plain import PlainOpenAITurn, PlainTurn, capture_request, close_loop
+from plain import PlainOpenAITurn, PlainTurn, capture_request, close_loop, recorded_bodies
 from praisonai import PraisonAI, Worker, absent, find
 from report import (
     bootstrap_interval,
@@ -66,7 +69,14 @@ from report import (
     table,
     verdict,
 )
-from served import ServerProcess, median_round_trip, request_bodies, server_round_trip
+from served import (
+    CHAT_PATH,
+    MESSAGES_PATH,
+    ServerProcess,
+    median_round_trip,
+    request_bodies,
+    server_round_trip,
+)
 from systems import PLOT_PATH, Figure, by_system, plot_overhead
 from timing import Sample, timed, timed_async
 
@@ -110,6 +120,9 @@ def _runners(
     achat_async_tool = make_agent(direct, async_tool=True)
     via = litellm_llm(server)
     chat_l, achat_l, stream_l = (make_agent(via) for _ in range(3))
+    anthropic = server.llm_config(anthropic=True)
+    chat_a, achat_a, stream_a = (make_agent(anthropic) for _ in range(3))
+    plain_a = PlainTurn(anthropic, plain.request)
 
     def agent_achat(agent: Agent) -> Callable[[], Awaitable[str]]:
         async def turn() -> str:
@@ -136,12 +149,20 @@ def _runners(
             achat_l, lambda: timed_async(loop, agent_achat(achat_l))
         ),
         f"agent.iter_stream, {VIA_LITELLM}": agent_stream(stream_l),
+        f"agent.chat, {ANTHROPIC}": agent_chat(chat_a),
+        f"agent.achat, {ANTHROPIC}": _cleared(
+            achat_a, lambda: timed_async(loop, agent_achat(achat_a))
+        ),
+        f"agent.iter_stream, {ANTHROPIC}": agent_stream(stream_a),
         "openai.create": lambda: timed(sdk.run),
         "openai.acreate": lambda: timed_async(loop, sdk.arun),
         "openai.create(stream)": lambda: timed(sdk.run_streamed),
         "litellm.completion": lambda: timed(plain.run),
         "litellm.acompletion": lambda: timed_async(loop, plain.arun),
         "litellm.completion(stream)": lambda: timed(plain.run_streamed),
+        f"litellm.completion, {ANTHROPIC}": lambda: timed(plain_a.run),
+        f"litellm.acompletion, {ANTHROPIC}": lambda: timed_async(loop, plain_a.arun),
+        f"litellm.completion(stream), {ANTHROPIC}": lambda: timed(plain_a.run_streamed),
     }
     if worker is not None:
         for entry in ("chat", "achat", "iter_stream"):
@@ -151,6 +172,10 @@ def _runners(
 
 VIA_LITELLM = "transport=litellm"
 """The agent with ``LLMConfig(transport="litellm")``: judged against plain LiteLLM."""
+
+ANTHROPIC = "anthropic via LiteLLM"
+"""``anthropic/claude-haiku-4-5`` on the server's Messages wire: a non-OpenAI provider,
+which LiteLLM translates both ways; the agent judged against plain LiteLLM."""
 
 INTERRUPTIBLE_CHAT = "agent.chat, interruptible_calls=True"
 """An opt-in (a worker thread per call, for instant cancellation): shown, not judged."""
@@ -190,6 +215,15 @@ PAIRS = {
     "litellm.completion": (None, "server"),
     "litellm.acompletion": (None, "server"),
     "litellm.completion(stream)": (None, "server(stream)"),
+    f"agent.chat, {ANTHROPIC}": (f"litellm.completion, {ANTHROPIC}", "server(anthropic)"),
+    f"agent.achat, {ANTHROPIC}": (f"litellm.acompletion, {ANTHROPIC}", "server(anthropic)"),
+    f"agent.iter_stream, {ANTHROPIC}": (
+        f"litellm.completion(stream), {ANTHROPIC}",
+        "server(anthropic, stream)",
+    ),
+    f"litellm.completion, {ANTHROPIC}": (None, "server(anthropic)"),
+    f"litellm.acompletion, {ANTHROPIC}": (None, "server(anthropic)"),
+    f"litellm.completion(stream), {ANTHROPIC}": (None, "server(anthropic, stream)"),
 }
 
 
@@ -201,9 +235,18 @@ def _collect(
         sdk = PlainOpenAITurn(server.llm_config(), plain.request)
         runners = _runners(server, plain, sdk, loop, worker)
         first = plain.messages_for(PROMPT, [])
+        anthropic = server.llm_config(anthropic=True)
         bodies = {
-            "server": request_bodies(first, plain.tools, stream=False),
-            "server(stream)": request_bodies(first, plain.tools, stream=True),
+            "server": (CHAT_PATH, request_bodies(first, plain.tools, stream=False)),
+            "server(stream)": (CHAT_PATH, request_bodies(first, plain.tools, stream=True)),
+            "server(anthropic)": (
+                MESSAGES_PATH,
+                recorded_bodies(anthropic, plain.request, stream=False),
+            ),
+            "server(anthropic, stream)": (
+                MESSAGES_PATH,
+                recorded_bodies(anthropic, plain.request, stream=True),
+            ),
         }
         samples: dict[str, list[Sample]] = {name: [] for name in runners}
         bare: dict[str, list[float]] = {name: [] for name in bodies}
@@ -217,8 +260,8 @@ def _collect(
                 start = turn % len(names)
                 for name in names[start:] + names[:start]:
                     samples[name].append(runners[name]())
-            for name, pair in bodies.items():
-                bare[name].extend(server_round_trip(server.port, pair, per_round))
+            for name, (path, pair) in bodies.items():
+                bare[name].extend(server_round_trip(server.port, pair, per_round, path=path))
     finally:
         close_loop(loop)
     return samples, bare

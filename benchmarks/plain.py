@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from served import MODEL, add
+from served import MODEL, add, respond
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,23 @@ def capture_request(make_agent: Callable[[dict[str, str]], Any], prompt: str) ->
         make_agent(server.llm_config(MODEL)).chat(prompt)
         first = server.requests[0]
     return CapturedRequest(messages=first.messages, tools=first.tools)
+
+
+def recorded_bodies(llm: dict[str, str], request: CapturedRequest, *, stream: bool) -> list[bytes]:
+    """The JSON bodies plain LiteLLM sends for a one-tool turn to ``llm`` (a config of
+    the benchmark server's kind, re-pointed at a local recording server): what a bare
+    client must send to time the server's own work on that wire."""
+    from praisonlike.testing import LocalLLMServer
+
+    with LocalLLMServer(default=respond) as local:
+        wire = "anthropic" if llm["model"].startswith("anthropic/") else "openai"
+        model = llm["model"].split("/", 1)[1]
+        turn = PlainTurn(local.llm_config(model, wire=wire), request)
+        if stream:
+            turn.run_streamed()
+        else:
+            turn.run()
+        return [json.dumps(recorded.body).encode() for recorded in local.requests]
 
 
 def _litellm() -> Any:

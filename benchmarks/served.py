@@ -34,6 +34,10 @@ from typing import Any
 ANSWER = "The sum is 3."
 MODEL = "gpt-4o-mini"
 """Sent as ``openai/gpt-4o-mini``: LiteLLM knows its window, so no context warning."""
+ANTHROPIC_MODEL = "claude-haiku-4-5"
+"""Sent as ``anthropic/claude-haiku-4-5`` on the server's Messages wire (through LiteLLM)."""
+CHAT_PATH = "/v1/chat/completions"
+MESSAGES_PATH = "/v1/messages"
 
 
 def add(a: int, b: int) -> int:
@@ -41,13 +45,23 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
-def _respond(request: Any) -> Any:
+def respond(request: Any) -> Any:
+    """The answer to ``request`` (see the module docstring), on either wire."""
     from praisonlike.testing import Call, Text, ToolCalls
 
     messages = request.messages
-    if request.tools and messages and messages[-1].get("role") != "tool":
+    if request.tools and messages and not _is_tool_result(messages[-1]):
         return ToolCalls([Call("add", {"a": 1, "b": 2}, id="call_add")])
     return Text(ANSWER)
+
+
+def _is_tool_result(message: Mapping[str, Any]) -> bool:
+    """A tool message (OpenAI wire), or a user message of ``tool_result`` blocks (Anthropic)."""
+    content = message.get("content")
+    return message.get("role") == "tool" or (
+        isinstance(content, list)
+        and any(isinstance(part, dict) and part.get("type") == "tool_result" for part in content)
+    )
 
 
 def bench_env() -> dict[str, str]:
@@ -135,8 +149,12 @@ class ServerProcess:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def llm_config(self) -> dict[str, str]:
-        """The ``llm=`` dict of an agent on this server."""
+    def llm_config(self, *, anthropic: bool = False) -> dict[str, str]:
+        """The ``llm=`` dict of an agent on this server (``anthropic``: ``anthropic/...`` on
+        its Messages wire, always through LiteLLM)."""
+        if anthropic:
+            root = f"http://127.0.0.1:{self.port}"
+            return {"model": f"anthropic/{ANTHROPIC_MODEL}", "api_base": root, "api_key": "sk-ant"}
         return {"model": f"openai/{MODEL}", "api_base": self.url, "api_key": "sk-test"}
 
 
@@ -162,8 +180,11 @@ def request_bodies(
     return [json.dumps(first).encode(), json.dumps(second).encode()]
 
 
-def server_round_trip(port: int, bodies: Sequence[bytes], repeats: int) -> list[float]:
-    """Seconds taken by ``bodies`` sent in turn on one kept-alive connection, per repeat."""
+def server_round_trip(
+    port: int, bodies: Sequence[bytes], repeats: int, *, path: str = CHAT_PATH
+) -> list[float]:
+    """Seconds taken by ``bodies`` sent in turn to ``path`` on one kept-alive connection,
+    per repeat."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     headers = {"Content-Type": "application/json", "Authorization": "Bearer sk-test"}
     times: list[float] = []
@@ -171,7 +192,7 @@ def server_round_trip(port: int, bodies: Sequence[bytes], repeats: int) -> list[
         for _ in range(repeats):
             started = time.perf_counter()
             for body in bodies:
-                connection.request("POST", "/v1/chat/completions", body=body, headers=headers)
+                connection.request("POST", path, body=body, headers=headers)
                 response = connection.getresponse()
                 response.read()
                 if response.status != 200:
@@ -191,7 +212,7 @@ def median_round_trip(port: int, bodies: Sequence[bytes], repeats: int = 200) ->
 def _serve() -> None:
     from praisonlike.testing import LocalLLMServer
 
-    with LocalLLMServer(default=_respond, max_recorded=0) as server:
+    with LocalLLMServer(default=respond, max_recorded=0) as server:
         print(server.port, flush=True)
         sys.stdin.read()
         errors = server.errors
