@@ -16,9 +16,13 @@ median over pairs of agent minus plain, with a 90% bootstrap interval. Pairs
 taken back to back see the same machine, so the gap is far steadier than
 ``overhead.py``'s ratio of two medians; no target is judged here.
 ``--async-tool`` runs ``achat`` with the tool written ``async def`` (no worker
-thread).
+thread). ``--stream`` adds ``iter_stream`` against a streamed
+``litellm.completion`` (there "inside" is only the opening of each stream: its
+chunks are read outside the call). ``--anthropic`` runs every pair on
+``anthropic/claude-haiku-4-5`` (the server's Messages wire), a provider LiteLLM
+translates both ways, instead of the OpenAI wire forced through LiteLLM.
 
-    .venv/bin/python benchmarks/litellm_gap.py [--pairs 600] [--async-tool]
+    .venv/bin/python benchmarks/litellm_gap.py [--pairs 600] [--async-tool] [--stream] [--anthropic]
 """
 
 from __future__ import annotations
@@ -158,14 +162,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=600)
     parser.add_argument("--async-tool", action="store_true")
+    parser.add_argument("--stream", action="store_true", help="also iter_stream pairs")
+    parser.add_argument("--anthropic", action="store_true", help="on the Messages wire")
     args = parser.parse_args()
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     print(f"litellm_gap: {machine()}")
     litellm = load_litellm()
     with ServerProcess() as server:
-        plain = PlainTurn(server.llm_config(), capture_request(make_agent, PROMPT))
-        chat_agent = make_agent(litellm_llm(server))
-        achat_agent = make_agent(litellm_llm(server), async_tool=args.async_tool)
+        llm = server.llm_config(anthropic=True) if args.anthropic else litellm_llm(server)
+        plain = PlainTurn(
+            server.llm_config(anthropic=args.anthropic), capture_request(make_agent, PROMPT)
+        )
+        chat_agent = make_agent(llm)
+        achat_agent = make_agent(llm, async_tool=args.async_tool)
+        stream_agent = make_agent(llm)
 
         def chat() -> None:
             chat_agent.chat(PROMPT)
@@ -173,19 +183,30 @@ def main() -> None:
         async def achat() -> None:
             await achat_agent.achat(PROMPT)
 
+        def stream() -> None:
+            for _ in stream_agent.iter_stream(PROMPT):
+                pass
+
         with CallClock(litellm) as clock:
             sync = _sync_pairs(clock, args.pairs, chat, plain.run, chat_agent.clear_history)
             aio = asyncio.run(
                 _async_pairs(clock, args.pairs, achat, plain.arun, achat_agent.clear_history)
             )
+            rows = [_row("chat / completion", *sync), _row("achat / acompletion", *aio)]
+            if args.stream:
+                streamed = _sync_pairs(
+                    clock, args.pairs, stream, plain.run_streamed, stream_agent.clear_history
+                )
+                rows.append(_row("iter_stream / completion(stream)", *streamed))
     tool = "async def" if args.async_tool else "sync"
+    wire = "anthropic/claude-haiku-4-5 on the Messages wire" if args.anthropic else "OpenAI wire"
     print(
         table(
-            f"{args.pairs} pairs of one-tool turns, agent (transport=litellm) / plain LiteLLM, "
-            f"ms; medians; gap = median of agent minus plain per pair [90% bootstrap]; "
-            f"achat's tool: {tool}; {machine_load()}",
+            f"{args.pairs} pairs of one-tool turns on the {wire}, agent (through LiteLLM) / "
+            f"plain LiteLLM, ms; medians; gap = median of agent minus plain per pair "
+            f"[90% bootstrap]; achat's tool: {tool}; {machine_load()}",
             ["mode", "turn", "inside LiteLLM", "outside", "gap", "ratio"],
-            [_row("chat / completion", *sync), _row("achat / acompletion", *aio)],
+            rows,
         )
     )
 

@@ -26,7 +26,7 @@ class RecordedRequest:
     ``headers`` has lower-cased names; ``body`` is the parsed JSON object;
     ``received_at`` is a :func:`time.monotonic` timestamp. On the Anthropic
     wire (:attr:`anthropic`) ``messages`` and ``tools`` are in Anthropic's
-    shape (content blocks, ``input_schema``) and the system prompt is
+    shape (content blocks, ``input_schema``) and the system prompt is in
     ``body["system"]``.
     """
 
