@@ -9,9 +9,11 @@ the four (once / always) x (no fallback / fallback) situations, following the
 policy of docs/errors.md with ``max_retries=1`` and ``max_context_retries=2``.
 
 Every cell runs on both transports (the openai SDK sent directly, and LiteLLM)
-and checks: the call returns before a deadline, it gives an answer or
-raises exactly the typed error (never ``None``), how many requests reached the
-server and for which model, the RunResult, the agent's history (unchanged by a
+and on a provider LiteLLM translates (an ``anthropic/...`` primary on the
+server's Messages wire, its fallback on the OpenAI wire), and checks: the call
+returns before a deadline, it gives an answer or raises exactly the typed error
+(never ``None``), how many requests reached the server, for which model and on
+which wire, the RunResult, the agent's history (unchanged by a
 failed turn, extended by a recovered one) and the stored turn (status, answer,
 retry and fallback steps).
 """
@@ -37,7 +39,7 @@ from reliability_support import (
     seed_session,
     stored_turns,
 )
-from transport_support import TRANSPORTS, use_transport
+from transport_support import ANTHROPIC, ROUTES, route_llm, text_messages
 
 from praisonlike import Agent, ExecutionConfig, MemoryConfig, TerminationReason
 from praisonlike.errors import (
@@ -240,7 +242,13 @@ def cells() -> list[Any]:
     return params
 
 
-@pytest.mark.parametrize("transport", TRANSPORTS)
+def fallback_for(server: LocalLLMServer, route: str) -> str | dict[str, str]:
+    """The fallback model: on the OpenAI wire a bare name (it shares the primary's
+    endpoint and key); after an Anthropic primary, its own endpoint and key."""
+    return server.llm_config(FALLBACK) if route == ANTHROPIC else f"openai/{FALLBACK}"
+
+
+@pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize(("fault_id", "situation", "tools", "way"), cells())
 def test_fault_cell(
     server: LocalLLMServer,
@@ -250,10 +258,11 @@ def test_fault_cell(
     situation: str,
     tools: bool,
     way: str,
-    transport: str,
+    route: str,
 ) -> None:
-    """Every cell on both transports: the direct openai SDK one and LiteLLM."""
-    use_transport(monkeypatch, transport, server.llm_config(PRIMARY))
+    """Every cell on both transports (the direct openai SDK one and LiteLLM) and on
+    Anthropic's wire through LiteLLM."""
+    llm = route_llm(monkeypatch, server, route, PRIMARY)
     row = MATRIX[fault_id]
     always, fallback = SITUATIONS[situation]
     expected: Outcome = getattr(row, situation)
@@ -262,9 +271,9 @@ def test_fault_cell(
     server.default = PrimaryFails(row.fault, always=always, tools=tools)
     agent = Agent(
         instructions="You answer questions.",
-        llm=server.llm_config(PRIMARY),
+        llm=llm,
         tools=[add] if tools else None,
-        fallback_models=[f"openai/{FALLBACK}"] if fallback else None,
+        fallback_models=[fallback_for(server, route)] if fallback else None,
         execution=ExecutionConfig(max_retries=1, retry_base=0.01, timeout=call_timeout(fault_id)),
         session_id=SESSION,
         memory=MemoryConfig(store=str(db), long_term=False),
@@ -276,7 +285,10 @@ def test_fault_cell(
 
     tool_round = 1 if tools else 0
     models = [request.model for request in server.requests]
-    assert server.requests[0].messages[-3:] == [*before, {"role": "user", "content": QUESTION}]
+    wires = {(request.model, request.anthropic) for request in server.requests}
+    assert wires <= {(PRIMARY, route == ANTHROPIC), (FALLBACK, False)}
+    first = text_messages(server.requests[0].messages[-3:])
+    assert first == [*before, {"role": "user", "content": QUESTION}]
     result = agent.last_result
     assert result is not None
     if isinstance(expected, Raised):
