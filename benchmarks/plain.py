@@ -71,13 +71,27 @@ def _tool_messages(call_id: str, name: str, arguments: str) -> list[dict[str, An
 
 
 class PlainTurn:
-    """One-tool turns with nothing but LiteLLM, against ``llm`` (an agent's ``llm=`` dict)."""
+    """One-tool turns with nothing but LiteLLM, against ``llm`` (an agent's ``llm=`` dict).
+
+    For an ``anthropic/...`` model each request carries the agent's prompt-cache
+    marks (:func:`praisonlike.models.prompt_cache.with_breakpoints`), so both send
+    the same requests.
+    """
 
     def __init__(self, llm: dict[str, str], request: CapturedRequest) -> None:
         self.tools = request.tools
         self.request = request
         self._params: dict[str, Any] = dict(llm, max_retries=0, tools=request.tools)
         self._messages = request.messages
+        self._marked = llm["model"].startswith("anthropic/")
+
+    def _request(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        if not self._marked:
+            return {"messages": messages, **self._params}
+        from praisonlike.models.prompt_cache import with_breakpoints
+
+        marked, tools = with_breakpoints(messages, self.tools)
+        return {**self._params, "messages": marked, "tools": tools}
 
     def messages_for(self, prompt: str, history: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The first request's messages for ``prompt`` after ``history``."""
@@ -87,19 +101,19 @@ class PlainTurn:
     def run(self, messages: list[dict[str, Any]] | None = None) -> str:
         litellm = _litellm()
         messages = list(messages or self._messages)
-        first = litellm.completion(messages=messages, **self._params)
+        first = litellm.completion(**self._request(messages))
         call = first.choices[0].message.tool_calls[0]
         messages += _tool_messages(call.id, call.function.name, call.function.arguments)
-        second = litellm.completion(messages=messages, **self._params)
+        second = litellm.completion(**self._request(messages))
         return str(second.choices[0].message.content)
 
     async def arun(self, messages: list[dict[str, Any]] | None = None) -> str:
         litellm = _litellm()
         messages = list(messages or self._messages)
-        first = await litellm.acompletion(messages=messages, **self._params)
+        first = await litellm.acompletion(**self._request(messages))
         call = first.choices[0].message.tool_calls[0]
         messages += _tool_messages(call.id, call.function.name, call.function.arguments)
-        second = await litellm.acompletion(messages=messages, **self._params)
+        second = await litellm.acompletion(**self._request(messages))
         return str(second.choices[0].message.content)
 
     def run_streamed(self) -> str:
@@ -107,7 +121,7 @@ class PlainTurn:
         messages = list(self._messages)
         options = {"stream": True, "stream_options": {"include_usage": True}}
         call_id, name, arguments = "", "", []
-        for chunk in litellm.completion(messages=messages, **self._params, **options):
+        for chunk in litellm.completion(**self._request(messages), **options):
             if not chunk.choices:
                 continue
             for fragment in chunk.choices[0].delta.tool_calls or []:
@@ -116,7 +130,7 @@ class PlainTurn:
                 arguments.append(fragment.function.arguments or "")
         messages += _tool_messages(call_id, name, "".join(arguments))
         text = []
-        for chunk in litellm.completion(messages=messages, **self._params, **options):
+        for chunk in litellm.completion(**self._request(messages), **options):
             if chunk.choices and chunk.choices[0].delta.content:
                 text.append(chunk.choices[0].delta.content)
         return "".join(text)

@@ -95,6 +95,7 @@ def info_table(model: str, features: ModelFeatures, price: ModelPrice | None) ->
             ("Input price", _per_million(price.input_per_mtok if price else None)),
             ("Output price", _per_million(price.output_per_mtok if price else None)),
             ("Cached input price", _per_million(price.cached_input_per_mtok if price else None)),
+            ("Cache write price", _per_million(price.cache_write_per_mtok if price else None)),
             ("Tool calling", _yes_no(features.native_tool_calls, features.known)),
             ("Vision", _yes_no(features.vision, features.known)),
             ("Structured output", _yes_no(features.response_schema, features.known)),

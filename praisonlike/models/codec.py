@@ -18,6 +18,7 @@ from praisonlike.models.config import LLMConfig
 from praisonlike.models.network_guard import check_model_request
 from praisonlike.models.preflight import check_model
 from praisonlike.models.pricing import usage_from_response
+from praisonlike.models.prompt_cache import marks_breakpoints, with_breakpoints
 from praisonlike.models.usage import Usage
 
 
@@ -47,17 +48,22 @@ def completion_kwargs(command: CallModel) -> dict[str, Any]:
     over. ``drop_params=True`` (unless the call sets it) lets LiteLLM drop a
     parameter the model does not support, for this call only; it is left out of
     a request with nothing LiteLLM could drop (only :data:`ALWAYS_TAKEN`
-    arguments), where it would only cost LiteLLM time.
+    arguments), where it would only cost LiteLLM time. Requests for a provider
+    that caches only marked prompts get breakpoints
+    (:mod:`praisonlike.models.prompt_cache`).
     """
     llm = command.llm
     checked_call(llm)
     kwargs: dict[str, Any] = llm.call_params()
     kwargs.update(command.params)
     kwargs["model"] = llm.model
-    kwargs["messages"] = command.messages
     kwargs["max_retries"] = 0
-    if command.tools:
-        kwargs["tools"] = command.tools
+    messages, tools = command.messages, command.tools or None
+    if marks_breakpoints(llm):
+        messages, tools = with_breakpoints(messages, tools)
+    kwargs["messages"] = messages
+    if tools:
+        kwargs["tools"] = tools
     if command.stream:
         kwargs["stream"] = True
         kwargs["stream_options"] = {"include_usage": True}

@@ -73,6 +73,10 @@ class LLMConfig:
     ``transport="litellm"`` sends every call through LiteLLM, also on an
     OpenAI-compatible endpoint the SDK would otherwise call directly (see
     :mod:`praisonlike.models.transport`); ``"auto"`` (the default) lets it choose.
+
+    ``prompt_cache`` (default True) marks prompt-cache breakpoints for providers
+    that cache only what is marked (Anthropic): see
+    :mod:`praisonlike.models.prompt_cache`. Other providers get no markers.
     """
 
     model: str
@@ -85,6 +89,7 @@ class LLMConfig:
     features: Mapping[str, Any] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     transport: Literal["auto", "litellm"] = "auto"
+    prompt_cache: bool = True
 
     def __post_init__(self) -> None:
         set_field = object.__setattr__
@@ -163,6 +168,8 @@ def _llm_problems(config: LLMConfig) -> list[str]:
         problems.append(f"extra must be a mapping, got {config.extra!r}")
     if config.transport not in ("auto", "litellm"):
         problems.append(f'transport must be "auto" or "litellm", got {config.transport!r}')
+    if not isinstance(config.prompt_cache, bool):
+        problems.append(f"prompt_cache must be True or False, got {config.prompt_cache!r}")
     return problems
 
 

@@ -30,12 +30,14 @@ _LOCAL_PREFIX = "local"
 
 @dataclass(frozen=True)
 class ModelPrice:
-    """USD per million tokens; ``cached_input_per_mtok`` is ``None`` when the model
-    has no separate rate for cached prompt tokens (they then cost the input rate)."""
+    """USD per million tokens; ``cached_input_per_mtok`` (prompt tokens read from the
+    provider's cache) and ``cache_write_per_mtok`` (written to it) are ``None`` when
+    the model has no separate rate: those tokens then cost the input rate."""
 
     input_per_mtok: float
     output_per_mtok: float
     cached_input_per_mtok: float | None = None
+    cache_write_per_mtok: float | None = None
 
 
 _prices: dict[str, ModelPrice | None] = {}
@@ -47,9 +49,9 @@ def resolve_price(
 ) -> ModelPrice | None:
     """The price of ``model``, or ``None`` when it is unknown.
 
-    ``overrides`` maps model names to ``{"input": ..., "output": ...}`` and an
-    optional ``"cached_input"``, in USD per million tokens. They are matched by
-    the exact model string, then by the name without its provider prefix
+    ``overrides`` maps model names to ``{"input": ..., "output": ...}`` and
+    optional ``"cached_input"`` and ``"cache_write"``, in USD per million tokens.
+    They are matched by the exact model string, then by the name without its provider prefix
     (``"openai/gpt-4o-mini"`` matches an override for ``"gpt-4o-mini"``), before
     LiteLLM's price map is consulted. A model LiteLLM only guesses at (it
     resolves ``gpt-9-turbo`` to an entry with zero prices that is not in its
@@ -82,23 +84,26 @@ def cost_of(
 ) -> float | None:
     """USD cost of ``usage`` on ``model``; ``None`` when the price is unknown.
 
-    Cached tokens are part of ``prompt_tokens``; they are billed at the cached
-    rate when the model has one and at the input rate otherwise. Reasoning tokens
-    are part of ``completion_tokens`` and billed as output.
+    Cached tokens and cache writes are parts of ``prompt_tokens``; each is billed
+    at its own rate when the model has one and at the input rate otherwise.
+    Reasoning tokens are part of ``completion_tokens`` and billed as output.
     """
     price = resolve_price(model, overrides)
     if price is None:
         return None
     cached = min(usage.cached_tokens, usage.prompt_tokens)
-    cached_rate = (
-        price.input_per_mtok if price.cached_input_per_mtok is None else price.cached_input_per_mtok
-    )
+    written = min(usage.cache_write_tokens, usage.prompt_tokens - cached)
     total = (
-        (usage.prompt_tokens - cached) * price.input_per_mtok
-        + cached * cached_rate
+        (usage.prompt_tokens - cached - written) * price.input_per_mtok
+        + cached * _or(price.cached_input_per_mtok, price.input_per_mtok)
+        + written * _or(price.cache_write_per_mtok, price.input_per_mtok)
         + usage.completion_tokens * price.output_per_mtok
     )
     return total / _PER_MILLION
+
+
+def _or(rate: float | None, default: float) -> float:
+    return default if rate is None else rate
 
 
 def usage_with_cost(
@@ -112,7 +117,9 @@ def usage_from_response(raw_usage: Any) -> Usage:
     """The :class:`Usage` of one request, from an OpenAI/LiteLLM usage object or dict.
 
     Reads ``prompt_tokens``, ``completion_tokens``, ``total_tokens``,
-    ``prompt_tokens_details.cached_tokens`` and
+    ``prompt_tokens_details.cached_tokens``, the cache writes
+    (``prompt_tokens_details.cache_creation_tokens``, else LiteLLM's
+    ``cache_creation_input_tokens``) and
     ``completion_tokens_details.reasoning_tokens``. Missing, negative or
     non-integer counts count as 0; a missing ``total_tokens`` is the sum of prompt
     and completion tokens. ``None`` gives a request with no tokens. The cost is
@@ -122,8 +129,13 @@ def usage_from_response(raw_usage: Any) -> Usage:
         raw_usage, _USAGE_FIELDS
     )
     prompt, completion, total = _counts(prompt, completion, total)
-    cached, reasoning = _counts(
-        _field(prompt_details, "cached_tokens"), _field(completion_details, "reasoning_tokens")
+    written = _field(prompt_details, "cache_creation_tokens")
+    if written is None:
+        written = _field(raw_usage, "cache_creation_input_tokens")
+    cached, written, reasoning = _counts(
+        _field(prompt_details, "cached_tokens"),
+        written,
+        _field(completion_details, "reasoning_tokens"),
     )
     return Usage(
         requests=1,
@@ -131,6 +143,7 @@ def usage_from_response(raw_usage: Any) -> Usage:
         completion_tokens=completion,
         total_tokens=total or prompt + completion,
         cached_tokens=cached,
+        cache_write_tokens=written,
         reasoning_tokens=reasoning,
     )
 
@@ -161,11 +174,12 @@ def _price_from_override(model: str, override: Mapping[str, float]) -> ModelPric
         raise ConfigurationError(
             f"price override for {model!r} lacks {', '.join(missing)} (USD per million tokens)"
         )
-    cached = override.get("cached_input")
+    cached, written = override.get("cached_input"), override.get("cache_write")
     return ModelPrice(
         input_per_mtok=_rate(model, "input", override["input"]),
         output_per_mtok=_rate(model, "output", override["output"]),
         cached_input_per_mtok=None if cached is None else _rate(model, "cached_input", cached),
+        cache_write_per_mtok=None if written is None else _rate(model, "cache_write", written),
     )
 
 
@@ -206,10 +220,12 @@ def _price_of(info: Mapping[str, Any]) -> ModelPrice | None:
     if input_cost is None or output_cost is None:
         return None
     cached_cost = _per_token(info, "cache_read_input_token_cost")
+    write_cost = _per_token(info, "cache_creation_input_token_cost")
     return ModelPrice(
         input_per_mtok=input_cost * _PER_MILLION,
         output_per_mtok=output_cost * _PER_MILLION,
         cached_input_per_mtok=None if cached_cost is None else cached_cost * _PER_MILLION,
+        cache_write_per_mtok=None if write_cost is None else write_cost * _PER_MILLION,
     )
 
 

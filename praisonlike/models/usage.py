@@ -18,6 +18,10 @@ from dataclasses import dataclass
 class Usage:
     """Tokens and cost of one or more LLM calls (``dataclasses.asdict`` gives plain data).
 
+    ``cached_tokens`` (read from the provider's prompt cache) and
+    ``cache_write_tokens`` (written to it, e.g. Anthropic's cache creation) are
+    parts of ``prompt_tokens``, billed at their own rates where the model has them.
+
     ``estimated`` is True when some of the counts are estimates: a call stopped
     after its request was sent and before the provider reported its usage counts
     its prompt with the agent's token counter and its completion from the text
@@ -29,6 +33,7 @@ class Usage:
     completion_tokens: int = 0
     total_tokens: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
     reasoning_tokens: int = 0
     cost: float | None = None
     cost_complete: bool = True
@@ -42,6 +47,7 @@ class Usage:
             completion_tokens=self.completion_tokens,
             total_tokens=self.total_tokens,
             cached_tokens=self.cached_tokens,
+            cache_write_tokens=self.cache_write_tokens,
             reasoning_tokens=self.reasoning_tokens,
             cost=cost,
             cost_complete=self.cost_complete,
@@ -65,6 +71,7 @@ class Usage:
             completion_tokens=self.completion_tokens + other.completion_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
             cached_tokens=self.cached_tokens + other.cached_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
             cost=cost,
             cost_complete=complete,

@@ -53,8 +53,12 @@ def error_json(fault: Fault) -> dict[str, Any]:
 
 
 def usage_json(usage: ReportedUsage, *, output: int | None = None) -> dict[str, int]:
+    """Anthropic's usage: ``input_tokens`` leaves out the cache reads and writes."""
+    cached, written = usage.cached_tokens, usage.cache_write_tokens
     return {
-        "input_tokens": usage.prompt_tokens,
+        "input_tokens": usage.prompt_tokens - cached - written,
+        "cache_creation_input_tokens": written,
+        "cache_read_input_tokens": cached,
         "output_tokens": usage.completion_tokens if output is None else output,
     }
 

@@ -19,7 +19,8 @@ def count_words(text: str) -> int:
     return len(text.split())
 
 
-def _message_text(content: Any) -> str:
+def message_text(content: Any) -> str:
+    """A message's text: a string, or the ``text`` of its content parts joined by spaces."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -37,7 +38,7 @@ def prompt_tokens(body: Mapping[str, Any]) -> int:
     if not isinstance(messages, list):
         return 1
     return 1 + sum(
-        count_words(_message_text(message.get("content")))
+        count_words(message_text(message.get("content")))
         for message in messages
         if isinstance(message, Mapping)
     )
@@ -59,12 +60,15 @@ def usage_for(answer: Answer, body: Mapping[str, Any]) -> ReportedUsage:
     return ReportedUsage(prompt_tokens(body), 1 + words)
 
 
-def usage_json(usage: ReportedUsage) -> dict[str, int]:
-    return {
+def usage_json(usage: ReportedUsage) -> dict[str, Any]:
+    body: dict[str, Any] = {
         "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.completion_tokens,
         "total_tokens": usage.total_tokens,
     }
+    if usage.cached_tokens:
+        body["prompt_tokens_details"] = {"cached_tokens": usage.cached_tokens}
+    return body
 
 
 def error_json(fault: Fault) -> dict[str, Any]:

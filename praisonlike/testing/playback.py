@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
 from praisonlike.testing import anthropic_payloads as anthropic
+from praisonlike.testing.anthropic_cache import PromptCache
 from praisonlike.testing.payloads import Answer, ChunkFactory, error_json, usage_for
 from praisonlike.testing.script import (
     DEFAULT_CHUNK_SIZE,
@@ -44,7 +45,8 @@ class Player:
 
     ``count_tokens`` is called with the usage of every answer whose usage is
     sent, just before it is written: a client that has received a usage
-    always finds it counted.
+    always finds it counted. ``prompt_cache`` plays Anthropic's prompt cache for
+    the Messages wire.
     """
 
     def __init__(
@@ -52,6 +54,13 @@ class Player:
     ) -> None:
         self._next_id = next_id
         self._count_tokens = count_tokens
+        self.prompt_cache = PromptCache()
+
+    def _usage(self, answer: Answer, request: RecordedRequest) -> ReportedUsage:
+        usage = usage_for(answer, request.body)
+        if request.anthropic and answer.usage is None:
+            return self.prompt_cache.usage(request.body, usage.completion_tokens)
+        return usage
 
     async def play(
         self,
@@ -99,7 +108,7 @@ class Player:
         pieces = [stream_head(keep_alive=False)]
         if request.anthropic:
             messages = self._messages(request)
-            usage = usage_for(Text(drop.then_content), request.body)
+            usage = self._usage(Text(drop.then_content), request)
             events = [*messages.start(usage)]
             text = messages.text_block(0, drop.then_content, DEFAULT_CHUNK_SIZE)
             events += list(text)[: 1 + drop.after_chunks]
@@ -123,7 +132,7 @@ class Player:
         writer: asyncio.StreamWriter,
         keep_alive: bool,
     ) -> None:
-        usage = usage_for(answer, request.body)
+        usage = self._usage(answer, request)
         if not request.stream:
             if request.anthropic:
                 payload = self._messages(request).message(answer, usage)

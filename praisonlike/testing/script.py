@@ -64,14 +64,33 @@ class RecordedRequest:
 
 @dataclass(frozen=True)
 class ReportedUsage:
-    """Explicit token usage to report instead of the server's word count."""
+    """Explicit token usage to report instead of the server's word count.
+
+    ``cached_tokens`` (read from the prompt cache) and ``cache_write_tokens``
+    (written to it) are parts of ``prompt_tokens``. The OpenAI wire reports the
+    first as ``prompt_tokens_details.cached_tokens`` (it has no cache writes);
+    Anthropic's reports both, and ``input_tokens`` without them.
+    """
 
     prompt_tokens: int
     completion_tokens: int
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def __post_init__(self) -> None:
-        if self.prompt_tokens < 0 or self.completion_tokens < 0:
+        counts = (
+            self.prompt_tokens,
+            self.completion_tokens,
+            self.cached_tokens,
+            self.cache_write_tokens,
+        )
+        if min(counts) < 0:
             raise ConfigurationError("ReportedUsage token counts cannot be negative")
+        if self.cached_tokens + self.cache_write_tokens > self.prompt_tokens:
+            raise ConfigurationError(
+                "ReportedUsage: cached_tokens + cache_write_tokens are parts of prompt_tokens "
+                "and cannot exceed it"
+            )
 
     @property
     def total_tokens(self) -> int:

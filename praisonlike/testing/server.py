@@ -223,7 +223,8 @@ class LocalLLMServer:
             return list(self._models)
 
     def reset(self) -> None:
-        """Clear the script, the recorded requests, the errors and the token totals."""
+        """Clear the script, the recorded requests, the errors, the token totals and
+        the prompt cache of the Anthropic wire."""
         with self._lock:
             self._script.clear()
             self._requests.clear()
@@ -231,6 +232,7 @@ class LocalLLMServer:
             self._prompt_tokens = self._completion_tokens = 0
             self._errors.clear()
             self._models = list(dict.fromkeys(self._configured_models))
+        self._player.prompt_cache.clear()
 
     def _record(self, request: RecordedRequest) -> Response:
         with self._lock:

@@ -177,6 +177,8 @@ class RunSpans:
         }
         if usage.cached_tokens:
             attributes[sc.CACHE_READ_TOKENS] = usage.cached_tokens
+        if usage.cache_write_tokens:
+            attributes[sc.CACHE_WRITE_TOKENS] = usage.cache_write_tokens
         if usage.cost is not None:
             attributes[sc.COST_USD] = usage.cost
         if self._capture:

@@ -87,7 +87,12 @@ def test_a_tool_turn_on_the_messages_wire(server: LocalLLMServer) -> None:
     tool_use = second.messages[1]["content"][-1]
     assert tool_use["type"] == "tool_use" and tool_use["input"] == {"a": 2, "b": 3}
     assert second.messages[2]["content"] == [
-        {"type": "tool_result", "tool_use_id": tool_use["id"], "content": "5"}
+        {
+            "type": "tool_result",
+            "tool_use_id": tool_use["id"],
+            "content": "5",
+            "cache_control": {"type": "ephemeral"},  # the prompt-cache breakpoint
+        }
     ]
     assert agent.chat_history[-1] == {"role": "assistant", "content": "The sum is 5."}
 
