@@ -20,7 +20,7 @@ import os
 import sys
 import threading
 import time
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from pathlib import Path
 from types import ModuleType
 
@@ -80,8 +80,14 @@ def load_openai() -> ModuleType:
     """Import the ``openai`` SDK once (thread-safe) and return the module.
 
     LiteLLM imports it too, and :func:`load_litellm` imports it through here
-    first: two threads importing the SDK (and ``httpx`` under it) at once can
-    each see the other's half-initialised modules.
+    first: two threads importing the SDK at once can each see the other's
+    half-initialised modules. ``httpx`` (LiteLLM's HTTP client; the SDK's own is
+    ``httpx2``) is imported here too when installed: the SDK reads
+    ``sys.modules["httpx"]`` all through a call, so a LiteLLM import begun on
+    another thread in the middle of a direct call would show it a module with no
+    attributes yet (``AttributeError: partially initialized module 'httpx'``).
+    Complete before the first call, that import is a dictionary lookup for
+    LiteLLM later. It costs about 45 ms once.
     """
     global _openai
     if _openai is None:
@@ -89,6 +95,8 @@ def load_openai() -> ModuleType:
             if _openai is None:
                 import openai
 
+                with suppress(ImportError):
+                    importlib.import_module("httpx")
                 _openai = openai
     return _openai
 
