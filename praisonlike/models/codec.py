@@ -191,7 +191,8 @@ class StreamAssembler:
     def reply(self, latency: float, *, streamed_text: bool) -> ModelReply:
         """The streamed reply. Raises MalformedResponseError for a stream that carried
         nothing at all (no text, no tool call, no usage): what LiteLLM makes of a
-        stream whose events it could not parse, not an empty answer."""
+        stream whose events it could not parse (it still adds a finish reason), not
+        an empty answer."""
         if not self._text and not self._calls and self._usage is None:
             raise MalformedResponseError(
                 "the model's stream ended with no text, tool call or usage", model=self._model

@@ -51,9 +51,9 @@ def resolve_price(
 
     ``overrides`` maps model names to ``{"input": ..., "output": ...}`` and
     optional ``"cached_input"`` and ``"cache_write"``, in USD per million tokens.
-    They are matched by the exact model string, then by the name without its provider prefix
-    (``"openai/gpt-4o-mini"`` matches an override for ``"gpt-4o-mini"``), before
-    LiteLLM's price map is consulted. A model LiteLLM only guesses at (it
+    They are matched by the exact model string, then by the name without its
+    provider prefix (``"openai/gpt-4o-mini"`` matches an override for
+    ``"gpt-4o-mini"``), before LiteLLM's price map is consulted. A model LiteLLM only guesses at (it
     resolves ``gpt-9-turbo`` to an entry with zero prices that is not in its
     map) has no price. ``local`` and ``local/<name>`` are free (all rates 0),
     and so are in-process test models (``function:<name>``).
