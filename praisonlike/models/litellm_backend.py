@@ -68,8 +68,15 @@ def bundled_tiktoken_dir() -> Path | None:
 
 
 def prepare_environment() -> None:
-    """Set the environment LiteLLM and tiktoken read, without overriding the user's."""
+    """Set the environment LiteLLM and tiktoken read, without overriding the user's.
+
+    LiteLLM then reads its model map and its table of Anthropic beta headers from
+    the copies in its wheel: otherwise it fetches both from GitHub at run time
+    (the map at import, the table at the first Anthropic call that needs a beta
+    header, such as structured output), which leaks the use and stalls offline.
+    """
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
     if "TIKTOKEN_CACHE_DIR" not in os.environ:
         folder = bundled_tiktoken_dir()
         if folder is not None:

@@ -10,6 +10,10 @@ the OpenAI wire, and each provider's key only in its own requests.
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -219,3 +223,46 @@ def test_arguments_anthropic_cannot_carry_are_a_server_error(server: LocalLLMSer
         agent.chat("add")
 
     assert any("JSON object on the Anthropic wire" in error for error in server.errors)
+
+
+NO_REMOTE_SCRIPT = """
+import json, sys
+from pydantic import BaseModel
+from praisonlike import Agent
+from praisonlike.testing import LocalLLMServer, Text
+
+hosts = []
+
+def audit(event, args):
+    if event == "socket.getaddrinfo":
+        hosts.append(str(args[0]))
+    elif event == "socket.connect" and isinstance(args[1], tuple):
+        hosts.append(str(args[1][0]))
+
+class City(BaseModel):
+    name: str
+
+with LocalLLMServer([Text('{"name": "Paris"}')]) as server:
+    sys.addaudithook(audit)
+    agent = Agent(instructions="x", llm=server.llm_config("claude-haiku-4-5", wire="anthropic"))
+    city = agent.chat("Capital of France?", output_pydantic=City)
+    beta = "output_format" in server.requests[0].body
+print(json.dumps({"city": city.name, "structured": beta, "hosts": sorted(set(hosts))}))
+"""
+
+
+def test_structured_output_on_anthropic_reaches_no_host_but_the_endpoint() -> None:
+    """LiteLLM fetches its Anthropic beta-header table from GitHub at the first call
+    that needs one unless told to read its bundled copy: nothing but the model's
+    endpoint may be contacted."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM_LOCAL_")}
+    done = subprocess.run(
+        [sys.executable, "-c", NO_REMOTE_SCRIPT],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report == {"city": "Paris", "structured": True, "hosts": ["127.0.0.1"]}
