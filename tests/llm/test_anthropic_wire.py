@@ -226,10 +226,10 @@ def test_arguments_anthropic_cannot_carry_are_a_server_error(server: LocalLLMSer
 
 
 NO_REMOTE_SCRIPT = """
-import json, sys
+import asyncio, json, sys
 from pydantic import BaseModel
 from praisonlike import Agent
-from praisonlike.testing import LocalLLMServer, Text
+from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 
 hosts = []
 
@@ -242,19 +242,32 @@ def audit(event, args):
 class City(BaseModel):
     name: str
 
-with LocalLLMServer([Text('{"name": "Paris"}')]) as server:
+def add(a: int, b: int) -> int:
+    "Add two integers."
+    return a + b
+
+script = [Text('{"name": "Paris"}'), ToolCalls([Call("add", {"a": 1, "b": 2})]), Text("3")]
+script += [ToolCalls([Call("add", {"a": 2, "b": 2})]), Text("4"), Text("5"), Text("6")]
+with LocalLLMServer(script) as server:
     sys.addaudithook(audit)
-    agent = Agent(instructions="x", llm=server.llm_config("claude-haiku-4-5", wire="anthropic"))
-    city = agent.chat("Capital of France?", output_pydantic=City)
+    anthropic = server.llm_config("claude-haiku-4-5", wire="anthropic")
+    agent = Agent(instructions="x", llm=anthropic, tools=[add])
+    answers = [agent.chat("Capital of France?", output_pydantic=City).name]
+    answers.append(agent.chat("1 + 2?"))
+    answers.append("".join(agent.iter_stream("2 + 2?")))
+    answers.append(asyncio.run(agent.achat("five?")))
+    forced = Agent(instructions="x", llm={**server.llm_config(), "transport": "litellm"})
+    answers.append(forced.chat("six?"))
     beta = "output_format" in server.requests[0].body
-print(json.dumps({"city": city.name, "structured": beta, "hosts": sorted(set(hosts))}))
+print(json.dumps({"answers": answers, "structured": beta, "hosts": sorted(set(hosts))}))
 """
 
 
-def test_structured_output_on_anthropic_reaches_no_host_but_the_endpoint() -> None:
-    """LiteLLM fetches its Anthropic beta-header table from GitHub at the first call
-    that needs one unless told to read its bundled copy: nothing but the model's
-    endpoint may be contacted."""
+def test_litellm_reaches_no_host_but_the_endpoint() -> None:
+    """LiteLLM fetches its model map and its Anthropic beta-header table from GitHub
+    unless told to read its bundled copies: through structured output, tools,
+    streaming and async on Anthropic, and the OpenAI wire forced through LiteLLM,
+    nothing but the model's endpoint may be contacted."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM_LOCAL_")}
     done = subprocess.run(
         [sys.executable, "-c", NO_REMOTE_SCRIPT],
@@ -265,4 +278,8 @@ def test_structured_output_on_anthropic_reaches_no_host_but_the_endpoint() -> No
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
-    assert report == {"city": "Paris", "structured": True, "hosts": ["127.0.0.1"]}
+    assert report == {
+        "answers": ["Paris", "3", "4", "5", "6"],
+        "structured": True,
+        "hosts": ["127.0.0.1"],
+    }
