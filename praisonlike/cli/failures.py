@@ -19,6 +19,7 @@ from enum import IntEnum
 
 from praisonlike.cli.output import Output, one_line
 from praisonlike.errors import (
+    APIConnectionError,
     AuthenticationError,
     ConfigurationError,
     InvalidInputError,
@@ -112,4 +113,14 @@ def hint_for(exc: BaseException) -> str | None:
         return KEY_HINT
     if isinstance(exc, ModelNotFoundError):
         return "check the model name with `praisonlike models info MODEL`; " + MODEL_HINT
+    if isinstance(exc, APIConnectionError) and exc.endpoint:
+        return _connection_hint(exc.endpoint)
     return None
+
+
+def _connection_hint(endpoint: str) -> str:
+    from praisonlike.models.network_guard import is_loopback_url
+
+    if is_loopback_url(endpoint):
+        return f"start the model server at {endpoint}, or point --api-base at the one that runs"
+    return f"check the network, and that {endpoint} is the endpoint you meant (--api-base)"

@@ -10,10 +10,11 @@ import sys
 
 import pytest
 
+from praisonlike import Agent, ExecutionConfig
 from praisonlike.cli import main
 from praisonlike.cli.failures import report
 from praisonlike.cli.output import Output
-from praisonlike.errors import PraisonlikeError
+from praisonlike.errors import APIConnectionError, PraisonlikeError
 from praisonlike.testing import Fault, LocalLLMServer
 
 pytestmark = pytest.mark.filterwarnings(
@@ -117,3 +118,34 @@ def test_a_missing_key_is_one_line_one_hint_and_exit_2(
     assert "OPENAI_API_KEY" in error
     assert len(lines_with("praisonlike: hint: ", err)) == 1
     assert "OPENAI_API_KEY" not in out
+
+
+@pytest.mark.parametrize(
+    ("api_base", "hint"),
+    [
+        (None, "start the model server at http://127.0.0.1:{port}"),
+        ("http://localhost:{port}/v1", "start the model server at http://localhost:{port}"),
+    ],
+)
+def test_a_dead_endpoint_names_it_and_says_to_start_the_server(
+    api_base: str | None, hint: str
+) -> None:
+    with LocalLLMServer() as dead:
+        url, port = dead.url, dead.port  # closed when the block ends: refused from then on
+    base = url if api_base is None else api_base.format(port=port)
+    agent = Agent(
+        instructions="x",
+        llm={"model": "openai/nope", "api_base": base, "api_key": "sk-test"},
+        execution=ExecutionConfig(max_retries=0),
+    )
+    with pytest.raises(APIConnectionError) as raised:
+        agent.chat("hi")
+    stderr = io.StringIO()
+
+    code = report(raised.value, Output.create(stdout=io.StringIO(), stderr=stderr), debug=False)
+
+    assert code == 1
+    error, shown_hint = stderr.getvalue().splitlines()
+    assert error.startswith("praisonlike: error: APIConnectionError: ")
+    assert "could not reach" in error
+    assert shown_hint.startswith("praisonlike: hint: " + hint.format(port=port))
