@@ -83,14 +83,17 @@ class PlainTurn:
         self.request = request
         self._params: dict[str, Any] = dict(llm, max_retries=0, tools=request.tools)
         self._messages = request.messages
-        self._marked = llm["model"].startswith("anthropic/")
+        self._mark: Callable[..., Any] | None = None
+        if llm["model"].startswith("anthropic/"):
+            # imported here: first_turn.py's plain children import this module
+            from praisonlike.models.prompt_cache import with_breakpoints
+
+            self._mark = with_breakpoints
 
     def _request(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        if not self._marked:
+        if self._mark is None:
             return {"messages": messages, **self._params}
-        from praisonlike.models.prompt_cache import with_breakpoints
-
-        marked, tools = with_breakpoints(messages, self.tools)
+        marked, tools = self._mark(messages, self.tools)
         return {**self._params, "messages": marked, "tools": tools}
 
     def messages_for(self, prompt: str, history: list[dict[str, Any]]) -> list[dict[str, Any]]:

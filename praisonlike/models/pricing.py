@@ -53,9 +53,9 @@ def resolve_price(
     optional ``"cached_input"`` and ``"cache_write"``, in USD per million tokens.
     They are matched by the exact model string, then by the name without its
     provider prefix (``"openai/gpt-4o-mini"`` matches an override for
-    ``"gpt-4o-mini"``), before LiteLLM's price map is consulted. A model LiteLLM only guesses at (it
-    resolves ``gpt-9-turbo`` to an entry with zero prices that is not in its
-    map) has no price. ``local`` and ``local/<name>`` are free (all rates 0),
+    ``"gpt-4o-mini"``), before LiteLLM's price map is consulted. A model LiteLLM
+    only guesses at (it resolves ``gpt-9-turbo`` to an entry with zero prices
+    that is not in its map) has no price. ``local`` and ``local/<name>`` are free (all rates 0),
     and so are in-process test models (``function:<name>``).
     LiteLLM lookups are cached per model.
 
@@ -125,13 +125,13 @@ def usage_from_response(raw_usage: Any) -> Usage:
     and completion tokens. ``None`` gives a request with no tokens. The cost is
     left unknown (``None``); see :func:`usage_with_cost`.
     """
-    prompt, completion, total, prompt_details, completion_details = _fields(
+    prompt, completion, total, prompt_details, completion_details, written = _fields(
         raw_usage, _USAGE_FIELDS
     )
     prompt, completion, total = _counts(prompt, completion, total)
-    written = _field(prompt_details, "cache_creation_tokens")
-    if written is None:
-        written = _field(raw_usage, "cache_creation_input_tokens")
+    details_written = _field(prompt_details, "cache_creation_tokens")
+    if details_written is not None:
+        written = details_written
     cached, written, reasoning = _counts(
         _field(prompt_details, "cached_tokens"),
         written,
@@ -154,6 +154,7 @@ _USAGE_FIELDS = (
     "total_tokens",
     "prompt_tokens_details",
     "completion_tokens_details",
+    "cache_creation_input_tokens",
 )
 
 

@@ -105,8 +105,8 @@ def related_config(base: LLMConfig, model: str) -> LLMConfig:
     On the provider of ``base`` it takes all of ``base``'s settings (endpoint,
     key, ``extra``, ``features``, ...) but its fallbacks. On another provider,
     or one LiteLLM cannot tell, it takes only ``temperature``, ``max_tokens``,
-    ``timeout`` and ``prompt_cache``: LiteLLM then reads its endpoint and key from that
-    provider's environment variables, as for a primary model.
+    ``timeout`` and ``prompt_cache``: LiteLLM then reads its endpoint and key
+    from that provider's environment variables, as for a primary model.
     """
     provider = provider_of(model)
     if provider is not None and provider == provider_of(base.model):

@@ -18,14 +18,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from praisonlike.testing.payloads import count_words, message_text
+from praisonlike.testing.payloads import item_words, items
 from praisonlike.testing.script import ReportedUsage
-
-
-def prompt_tokens(body: Mapping[str, Any]) -> int:
-    """1 + the words of the system prompt and of every message's text."""
-    items = [*_list(body.get("system")), *_list(body.get("messages"))]
-    return 1 + sum(_words(item) for item in items)
 
 
 class PromptCache:
@@ -35,16 +29,16 @@ class PromptCache:
         self._lock = threading.Lock()
         self._seen: set[str] = set()
 
-    def usage(self, body: Mapping[str, Any], completion_tokens: int) -> ReportedUsage:
-        """The usage of a request with ``body``: its prompt tokens, of which the cache
-        read and wrote what its marks say; its marked prefixes are remembered."""
+    def usage(self, body: Mapping[str, Any], usage: ReportedUsage) -> ReportedUsage:
+        """``usage`` of a request with ``body``, with the cache reads and writes its
+        marks make; its marked prefixes are remembered."""
         prefixes = _prefixes(body)
         marked = [(key, tokens) for key, tokens, is_marked in prefixes if is_marked]
         with self._lock:
             read = max((tokens for key, tokens, _ in prefixes if key in self._seen), default=0)
             self._seen.update(key for key, _ in marked)
         written = max(marked[-1][1] - read, 0) if marked else 0
-        return ReportedUsage(prompt_tokens(body), completion_tokens, read, written)
+        return ReportedUsage(usage.prompt_tokens, usage.completion_tokens, read, written)
 
     def clear(self) -> None:
         with self._lock:
@@ -58,28 +52,12 @@ def _prefixes(body: Mapping[str, Any]) -> list[tuple[str, int, bool]]:
     tokens = 1
     prefixes = []
     for section in ("tools", "system", "messages"):
-        for item in _list(body.get(section)):
+        for item in items(body, section):
             digest.update(json.dumps(_unmarked(item), sort_keys=True).encode() + b"\n")
             if section != "tools":
-                tokens += _words(item)
+                tokens += item_words(item)
             prefixes.append((digest.copy().hexdigest(), tokens, _is_marked(item)))
     return prefixes
-
-
-def _list(value: Any) -> list[Any]:
-    if isinstance(value, list):
-        return value
-    return [] if value is None else [value]
-
-
-def _words(item: Any) -> int:
-    if isinstance(item, str):
-        return count_words(item)
-    if isinstance(item, Mapping):
-        if isinstance(item.get("text"), str):
-            return count_words(item["text"])
-        return count_words(message_text(item.get("content")))
-    return 0
 
 
 def _is_marked(item: Any) -> bool:

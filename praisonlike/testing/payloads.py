@@ -33,15 +33,27 @@ def message_text(content: Any) -> str:
 
 
 def prompt_tokens(body: Mapping[str, Any]) -> int:
-    """1 + the whitespace-separated words of every message's text content."""
-    messages = body.get("messages")
-    if not isinstance(messages, list):
-        return 1
-    return 1 + sum(
-        count_words(message_text(message.get("content")))
-        for message in messages
-        if isinstance(message, Mapping)
-    )
+    """1 + the whitespace-separated words of the system prompt (Anthropic's top-level
+    ``system``) and of every message's text content."""
+    return 1 + sum(item_words(item) for key in ("system", "messages") for item in items(body, key))
+
+
+def items(body: Mapping[str, Any], key: str) -> list[Any]:
+    """``body[key]`` as a list: a list as it is, one value as a list of it, none as []."""
+    value = body.get(key)
+    if isinstance(value, list):
+        return value
+    return [] if value is None else [value]
+
+
+def item_words(item: Any) -> int:
+    """The words of a string, a text block (``{"text": ...}``) or a message's content."""
+    if isinstance(item, str):
+        return count_words(item)
+    if not isinstance(item, Mapping):
+        return 0
+    text = item.get("text")
+    return count_words(text if isinstance(text, str) else message_text(item.get("content")))
 
 
 def usage_for(answer: Answer, body: Mapping[str, Any]) -> ReportedUsage:
