@@ -8,9 +8,10 @@ words for a socket failure. None of them raises.
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
-from praisonlike.models.network_guard import endpoint_label
+from praisonlike.models.network_guard import endpoint_label, is_loopback_url
 
 MAX_CHAIN = 9
 """How many exceptions of a chain are read at most."""
@@ -62,4 +63,22 @@ def socket_reason(exc: BaseException) -> str | None:
     return reasons[-1] if reasons else None
 
 
-__all__ = ["MAX_CHAIN", "exception_chain", "request_endpoint", "safe_attr", "socket_reason"]
+def refused_on_this_machine(exc: BaseException) -> bool:
+    """Whether the chain holds a connection refused by a loopback endpoint: nothing
+    listens at that port of this machine."""
+    refused = any(
+        isinstance(inner, ConnectionRefusedError)
+        or (isinstance(inner, OSError) and inner.errno == errno.ECONNREFUSED)
+        for inner in exception_chain(exc)
+    )
+    return refused and is_loopback_url(request_endpoint(exc))
+
+
+__all__ = [
+    "MAX_CHAIN",
+    "exception_chain",
+    "refused_on_this_machine",
+    "request_endpoint",
+    "safe_attr",
+    "socket_reason",
+]

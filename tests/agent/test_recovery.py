@@ -483,3 +483,48 @@ def test_dropped_and_malformed_raise_their_own_types(
     with pytest.raises(error) as raised:
         run_turn(make_agent(server), way)
     assert raised.value.status_code is None
+
+
+@pytest.mark.parametrize("mode", EVENT_MODES)
+def test_a_refused_loopback_endpoint_is_not_retried_and_falls_back_at_once(
+    server: LocalLLMServer, mode: str
+) -> None:
+    with LocalLLMServer() as dead:
+        dead_llm = dead.llm_config()  # closed when the block ends: refused from then on
+    server.add(Text("fallback answer"))
+    execution = ExecutionConfig(max_retries=3, retry_base=5.0)  # a retry would show as one
+    agent = Agent(
+        instructions="You answer.",
+        llm=dead_llm,
+        fallback_models=[server.llm_config(FALLBACK.removeprefix("openai/"))],
+        execution=execution,
+    )
+
+    events = collect_events(agent, mode)
+
+    assert not any(isinstance(e, RetryEvent) for e in events)
+    (fallback,) = [e for e in events if isinstance(e, FallbackEvent)]
+    assert (fallback.from_model, fallback.to_model) == ("openai/test-model", FALLBACK)
+    assert fallback.reason == "connection"
+    assert models_asked(server) == ["other-model"]
+    finished = events[-1]
+    assert isinstance(finished, RunFinished) and finished.result is not None
+    assert finished.result.output == "fallback answer"
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_refused_loopback_endpoint_fails_without_retries(way: str) -> None:
+    with LocalLLMServer() as dead:
+        dead_llm, port = dead.llm_config(), dead.port
+    agent = Agent(
+        instructions="You answer.",
+        llm=dead_llm,
+        execution=ExecutionConfig(max_retries=3, retry_base=5.0),
+    )
+
+    with pytest.raises(APIConnectionError) as raised:
+        run_turn(agent, way)
+
+    assert raised.value.retried == 0
+    assert raised.value.endpoint == f"http://127.0.0.1:{port}"
+    assert agent.chat_history == []

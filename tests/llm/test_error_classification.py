@@ -663,3 +663,35 @@ def test_any_openai_style_key_is_removed(prefix: str, body: str, suffix: str) ->
 def test_redaction_is_idempotent(text: str) -> None:
     once = redact_secrets(text)
     assert redact_secrets(once) == once
+
+
+@pytest.mark.parametrize(
+    ("url", "retryable"),
+    [
+        ("http://127.0.0.1:9/v1/chat/completions", False),
+        ("http://localhost:9/v1/chat/completions", False),
+        ("http://[::1]:9/v1/chat/completions", False),
+        ("http://10.1.2.3:8000/v1/chat/completions", True),
+        ("https://api.example.invalid/v1/chat/completions", True),
+    ],
+)
+def test_a_refused_connection_is_retried_only_off_this_machine(
+    litellm: ModuleType, url: str, retryable: bool
+) -> None:
+    verdict = classify_llm_error(connection_failure(litellm, url))
+    assert verdict.kind is K.CONNECTION
+    assert verdict.retryable is retryable
+    assert verdict.should_fallback_model
+
+
+def test_a_reset_connection_on_this_machine_is_still_retried() -> None:
+    try:
+        try:
+            raise ConnectionResetError(104, "Connection reset by peer")
+        except ConnectionResetError as reset:
+            raise httpx.ReadError(
+                "reset", request=httpx.Request("POST", "http://127.0.0.1:9/v1")
+            ) from reset
+    except httpx.ReadError as exc:
+        verdict = classify_llm_error(exc)
+    assert (verdict.kind, verdict.retryable) == (K.CONNECTION, True)
