@@ -28,7 +28,6 @@ class CancelToken:
     """
 
     def __init__(self) -> None:
-        self._event = threading.Event()
         self._lock = threading.Lock()
         self._callbacks: list[Callable[[], None]] = []
         self._cancelled = False
@@ -40,18 +39,22 @@ class CancelToken:
 
     def cancel(self, reason: str = "cancelled") -> None:
         with self._lock:
-            if self._event.is_set():
+            if self._cancelled:
                 return
             self.reason = reason
             self._cancelled = True
-            self._event.set()
             callbacks, self._callbacks = self._callbacks, []
         for callback in callbacks:
             callback()
 
     def wait(self, timeout: float | None) -> bool:
         """Sleep up to ``timeout`` seconds; True if cancelled meanwhile."""
-        return self._event.wait(timeout)
+        woken = threading.Event()
+        remove = self.on_cancel(woken.set)
+        try:
+            return woken.wait(timeout)
+        finally:
+            remove()
 
     def on_cancel(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback`` once on cancellation (at once if already cancelled).
@@ -59,7 +62,7 @@ class CancelToken:
         Returns a function that unregisters it.
         """
         with self._lock:
-            if not self._event.is_set():
+            if not self._cancelled:
                 self._callbacks.append(callback)
 
                 def remove() -> None:

@@ -64,15 +64,21 @@ def transport_for(config: LLMConfig, params: Mapping[str, Any] | None = None) ->
     """
     if isinstance(config, InProcessModel):
         return "in_process"
-    if config.transport == "litellm" or litellm_forced():
+    if config.transport == "litellm" or not _openai_wire_call(config, params):
         return "litellm"
+    return "litellm" if litellm_forced() else "openai"
+
+
+def _openai_wire_call(config: LLMConfig, params: Mapping[str, Any] | None) -> bool:
+    """Whether the rule sends this call on the OpenAI wire, unless told otherwise
+    (the environment is read only for such a call)."""
     if not openai_wire.accepts(config.extra) or (params and not openai_wire.accepts(params)):
-        return "litellm"
+        return False
     if is_local_model(config.model):
-        return "openai"
+        return True
     if not config.api_base or not is_openai_prefixed(config.model):
-        return "litellm"
-    return "litellm" if model_map.is_openai_own_model(config.model) else "openai"
+        return False
+    return not model_map.is_openai_own_model(config.model)
 
 
 def needs_litellm(config: LLMConfig | None) -> bool:
