@@ -126,16 +126,16 @@ def assemble_turn(
     schemas = registry.schemas()
 
     user_message = _user_message(text, options.images, features, primary.model)
-    structured, params, instruction = answer_policy(
+    answer = answer_policy(
         options.output_pydantic, options.output_json, spec.output_retries, features
     )
     checks = [
-        structured,
+        answer.check,
         output_guardrail_check(spec.guardrails) if spec.guardrails else None,
         reflection_check(spec.reflection, spec.llm_config, text, run_id),
     ]
     memory = summary_prompt(spec.memory_config, conversation.summary)
-    per_turn = "\n\n".join(p for p in (memory, instruction) if p)
+    per_turn = "\n\n".join(p for p in (memory, answer.instruction) if p)
     stable = parts.prompts.stable(spec, parts.skills.catalogue(folders), tool_mode, schemas)
     prefix = prefix_messages(
         spec.use_system_prompt, full_prompt(stable, per_turn), conversation.history_for_turn()
@@ -173,7 +173,8 @@ def assemble_turn(
         answer_check=chain_checks([c for c in checks if c is not None]),
         preset_answer=preset_answer(spec.guardrails, query),
         skill=skill,
-        call_params=params,
+        call_params=answer.params,
+        answer_schema=answer.schema,
         started=started_at,
         emit_events=emit_events,
     )

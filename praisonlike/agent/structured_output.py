@@ -1,7 +1,9 @@
 """Structured answers: ``output_pydantic=Model`` and ``output_json=schema``.
 
 When the model supports response schemas (per LiteLLM) the native
-``response_format`` is sent; otherwise the schema goes into the system prompt.
+``response_format`` is sent; otherwise the schema goes into the system prompt,
+and an endpoint that takes a grammar (the bundled local models) is held to it
+while it writes (:mod:`praisonlike.react.grammar`).
 Either way the answer is extracted (bare or fenced JSON) and validated; a
 failure goes back to the model with the errors, up to ``output_retries``
 times, then :class:`OutputValidationError` carries the last raw answer.
@@ -13,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from praisonlike.errors import ConfigurationError, OutputValidationError
 from praisonlike.loop.answer_checks import Accept, AnswerCheck, Ask, Revise
@@ -113,14 +115,26 @@ def schema_instruction(spec: OutputSpec) -> str:
     )
 
 
+class AnswerPolicy(NamedTuple):
+    """How a turn asks for, and checks, a structured answer (all empty for a text answer)."""
+
+    check: AnswerCheck | None
+    params: dict[str, Any]
+    """Extra call parameters: the native ``response_format`` where the model takes one."""
+    instruction: str
+    """The system-prompt addition that shows the schema."""
+    schema: dict[str, Any] | None
+    """The JSON schema the answer must match."""
+
+
 def answer_policy(
     output_pydantic: Any, output_json: Any, retries: int, features: ModelFeatures
-) -> tuple[AnswerCheck | None, dict[str, Any], str]:
-    """(answer check, extra call params, system-prompt addition) for a turn asking for
-    ``output_pydantic`` or ``output_json``, retrying a failed validation ``retries`` times."""
+) -> AnswerPolicy:
+    """The policy for a turn asking for ``output_pydantic`` or ``output_json``,
+    retrying a failed validation ``retries`` times."""
     spec = output_spec(output_pydantic, output_json)
     if spec is None:
-        return None, {}, ""
+        return AnswerPolicy(None, {}, "", None)
     retries_left = [retries]
 
     def check(answer: str, ask: Ask) -> Accept | Revise:
@@ -145,7 +159,7 @@ def answer_policy(
             "type": "json_schema",
             "json_schema": {"name": _schema_name(spec.name), "schema": spec.schema},
         }
-    return check, params, schema_instruction(spec)
+    return AnswerPolicy(check, params, schema_instruction(spec), spec.schema)
 
 
 def _schema_name(name: str) -> str:

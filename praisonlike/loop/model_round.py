@@ -74,8 +74,8 @@ class ModelRounds(ContextRounds):
             params = dict(spec.call_params) if purpose == "answer" else {}
             if native and not tools_enabled:
                 params["tool_choice"] = "none"
-            if self._grammar is not None and tools_enabled and request is None:
-                params = self._grammar.apply(llm, params)
+            if self._grammar is not None and request is None and not (native and tools_enabled):
+                params = self._grammar.apply(llm, params, calls=tools_enabled)
             if self._emits:
                 yield LLMRequest(
                     run_id=spec.run_id,

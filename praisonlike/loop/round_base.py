@@ -74,7 +74,11 @@ class RoundBase:
         """The points with hooks, read before building a hook call (live: a hook
         registered during the turn runs from its next point on)."""
         react = spec.tool_mode is ToolMode.REACT and bool(spec.tools)
-        self._grammar = TurnGrammar(spec.tools) if react else None
+        self._grammar = (
+            TurnGrammar(spec.tools if react else [], spec.answer_schema)
+            if react or spec.answer_schema is not None
+            else None
+        )
 
     @property
     def _llm(self) -> LLMConfig:

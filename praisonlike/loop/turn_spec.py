@@ -86,6 +86,8 @@ class TurnSpec:
     preset_answer: str | None = None
     skill: str | None = None
     call_params: dict[str, Any] = field(default_factory=dict)
+    answer_schema: dict[str, Any] | None = None
+    """The JSON schema a structured answer must match (``None``: a text answer)."""
     started: float = field(default_factory=time.monotonic)
     emit_events: bool = True
 

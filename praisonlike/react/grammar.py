@@ -10,6 +10,13 @@ fence, or one ``{"name": ..., "arguments": {...}}`` object (optionally in a
 ```` ```json ```` fence) whose name is an offered tool's and whose arguments
 match that tool's parameters schema. A tool definition echo, an unknown key or
 an argument of the wrong type cannot be produced.
+
+A turn that asks for a structured answer (``output_pydantic`` / ``output_json``)
+replaces the text alternative with that schema: the reply is a valid call or a
+JSON value matching the answer's schema (:func:`answer_grammar` when no call is
+possible: no tools, or the last round). The answer's schema is embedded with
+LLGuidance's ``lenient`` option, so a keyword or ``format`` it does not
+implement is left to the answer check instead of failing the request.
 """
 
 from __future__ import annotations
@@ -25,10 +32,13 @@ _TEXT = r"/[^{\[`\s](?s:.*)/"
 _EMPTY_OBJECT = {"type": "object", "properties": {}}
 
 
-def tool_call_grammar(tools: Sequence[Mapping[str, Any]]) -> str | None:
-    """The grammar for a reply to a ReAct round offering ``tools`` (OpenAI tool schemas).
+def tool_call_grammar(
+    tools: Sequence[Mapping[str, Any]], answer_schema: Mapping[str, Any] | None = None
+) -> str | None:
+    """The grammar for a reply to a ReAct round offering ``tools`` (OpenAI tool schemas);
+    with ``answer_schema``, a reply that is not a call must match it.
 
-    Deterministic for the same tools. ``None`` (send no grammar) when no tool
+    Deterministic for the same arguments. ``None`` (send no grammar) when no tool
     is offered or two tools define the same ``$defs`` name differently.
     """
     definitions: dict[str, Any] = {}
@@ -44,38 +54,65 @@ def tool_call_grammar(tools: Sequence[Mapping[str, Any]]) -> str | None:
     root: dict[str, Any] = calls[0] if len(calls) == 1 else {"anyOf": calls}
     if definitions:
         root = {**root, "$defs": definitions}
+    reply = "text" if answer_schema is None else "answer"
     return "\n".join(
         [
             "%llguidance {}",
-            "start: call | fenced | text",
+            f"start: call | fenced | {reply}",
             'fenced: "```json\\n" call "\\n```"',
             f"call: %json {json.dumps(root)}",
-            f"text: {_TEXT}",
+            f"text: {_TEXT}" if answer_schema is None else _answer_rule(answer_schema),
         ]
     )
 
 
+def answer_grammar(answer_schema: Mapping[str, Any]) -> str:
+    """The grammar for a reply that can only be the answer: a JSON value matching
+    ``answer_schema``."""
+    return "\n".join(["%llguidance {}", "start: answer", _answer_rule(answer_schema)])
+
+
+def _answer_rule(answer_schema: Mapping[str, Any]) -> str:
+    lenient = {**answer_schema, "x-guidance": {"lenient": True}}
+    return f"answer: %json {json.dumps(lenient)}"
+
+
 class TurnGrammar:
-    """The grammar of one turn's ReAct rounds: built on first use, sent only to
-    endpoints with the ``tool_grammar`` feature."""
+    """The grammars of one turn's rounds: built on first use, sent only to endpoints
+    with the ``tool_grammar`` feature.
 
-    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+    ``tools`` are the tools a reply may call as text (a ReAct turn's; empty
+    otherwise), ``answer_schema`` what a structured answer must match (``None``
+    for a text answer).
+    """
+
+    def __init__(
+        self, tools: Sequence[Mapping[str, Any]], answer_schema: Mapping[str, Any] | None
+    ) -> None:
         self._tools = tools
-        self._grammar: str | None = None
-        self._built = False
+        self._answer_schema = answer_schema
+        self._grammars: dict[bool, str | None] = {}
 
-    def apply(self, llm: LLMConfig, params: Mapping[str, Any]) -> dict[str, Any]:
+    def apply(self, llm: LLMConfig, params: Mapping[str, Any], *, calls: bool) -> dict[str, Any]:
         """``params`` for a call to ``llm``, with the grammar in the request body
         (``extra_body``, merged with one already in ``params`` or ``llm.extra``)
-        when ``llm`` takes one and no ``response_format`` is asked for."""
+        when ``llm`` takes one and no ``response_format`` is asked for. ``calls``:
+        the round lets the reply call a tool."""
         if "response_format" in params or not model_features(llm.model, llm.features).tool_grammar:
             return dict(params)
-        if not self._built:
-            self._grammar, self._built = tool_call_grammar(self._tools), True
-        if self._grammar is None:
+        calls = calls and bool(self._tools)
+        if calls not in self._grammars:
+            self._grammars[calls] = self._build(calls)
+        grammar = self._grammars[calls]
+        if grammar is None:
             return dict(params)
         body = params.get("extra_body", llm.extra.get("extra_body")) or {}
-        return {**params, "extra_body": {**body, "grammar": self._grammar}}
+        return {**params, "extra_body": {**body, "grammar": grammar}}
+
+    def _build(self, calls: bool) -> str | None:
+        if calls:
+            return tool_call_grammar(self._tools, self._answer_schema)
+        return None if self._answer_schema is None else answer_grammar(self._answer_schema)
 
 
 def _call_schema(tool: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -15,8 +15,8 @@ from pydantic import BaseModel
 from praisonlike import Agent
 from praisonlike.models.capabilities import model_features
 from praisonlike.models.config import LLMConfig
-from praisonlike.react.grammar import tool_call_grammar
-from praisonlike.testing import LocalLLMServer, Text
+from praisonlike.react.grammar import answer_grammar, tool_call_grammar
+from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::praisonlike.context.window.ContextWindowUnknownWarning"
@@ -185,3 +185,76 @@ def test_extra_body_of_the_model_is_kept(server: LocalLLMServer, llm: dict[str, 
     Agent(instructions="Be brief.", llm=config, tools=[get_weather]).chat("Weather?")
     body = server.requests[0].body
     assert body["top_k"] == 7 and grammar_of(server.requests[0]) is not None
+
+
+def answer_schema_of(grammar: str) -> dict[str, Any]:
+    line = next(line for line in grammar.splitlines() if line.startswith("answer: %json "))
+    schema: dict[str, Any] = json.loads(line.removeprefix("answer: %json "))
+    return schema
+
+
+def test_a_structured_answer_takes_the_place_of_free_text() -> None:
+    schema = Point.model_json_schema()
+    grammar = tool_call_grammar([WEATHER_TOOL], schema)
+    assert grammar is not None
+    assert "start: call | fenced | answer" in grammar
+    assert "text:" not in grammar
+    assert answer_schema_of(grammar) == {**schema, "x-guidance": {"lenient": True}}
+    assert embedded_schema(grammar) == embedded_schema(tool_call_grammar([WEATHER_TOOL]) or "")
+    only = answer_grammar(schema)
+    assert only.splitlines()[1] == "start: answer"
+    assert answer_schema_of(only) == answer_schema_of(grammar)
+    assert "x-guidance" not in schema  # the caller's schema is not changed
+
+
+def react_grammar_llm(llm: dict[str, Any], **features: bool) -> LLMConfig:
+    return LLMConfig.coerce(
+        {**llm, "features": {"native_tool_calls": False, "tool_grammar": True, **features}}
+    )
+
+
+def test_a_structured_react_turn_constrains_every_round_to_a_call_or_the_answer(
+    server: LocalLLMServer, llm: dict[str, Any]
+) -> None:
+    call = json.dumps({"name": "add", "arguments": {"a": 2, "b": 3}})
+    server.extend([Text(call), Text('{"x": 5.0, "y": 0.0}')])
+    agent = Agent(instructions="Be brief.", llm=react_grammar_llm(llm), tools=[add])
+
+    assert agent.chat("Where?", output_pydantic=Point) == Point(x=5.0, y=0.0)
+
+    first, second = (grammar_of(r) for r in server.requests)
+    assert first is not None and second == first
+    assert "start: call | fenced | answer" in first
+    assert answer_schema_of(first)["properties"] == Point.model_json_schema()["properties"]
+
+
+def test_a_structured_answer_without_a_call_is_held_to_its_schema(
+    server: LocalLLMServer, llm: dict[str, Any]
+) -> None:
+    call = json.dumps({"name": "add", "arguments": {"a": 2, "b": 3}})
+    server.extend([Text(call), Text('{"x": 1.0, "y": 2.0}'), Text('{"x": 3.0, "y": 4.0}')])
+    last_round = Agent(
+        instructions="Be brief.", llm=react_grammar_llm(llm), tools=[add], max_iterations=1
+    )
+    assert last_round.chat("Where?", output_pydantic=Point) == Point(x=1.0, y=2.0)
+    no_tools = Agent(instructions="Be brief.", llm=react_grammar_llm(llm))
+    assert no_tools.chat("Where?", output_json=Point.model_json_schema()) == {"x": 3.0, "y": 4.0}
+
+    offering, final, toolless = (grammar_of(r) for r in server.requests)
+    assert offering is not None and "start: call | fenced | answer" in offering
+    assert final is not None and toolless is not None
+    assert final.splitlines()[1] == toolless.splitlines()[1] == "start: answer"
+
+
+def test_a_native_tool_round_gets_no_grammar_but_its_last_round_does(
+    server: LocalLLMServer, llm: dict[str, Any]
+) -> None:
+    native = react_grammar_llm(llm, native_tool_calls=True)
+    server.extend([ToolCalls([Call("add", {"a": 2, "b": 3})]), Text('{"x": 5.0, "y": 0.0}')])
+    agent = Agent(instructions="Be brief.", llm=native, tools=[add], max_iterations=1)
+
+    assert agent.chat("Where?", output_pydantic=Point) == Point(x=5.0, y=0.0)
+
+    offering, final = (grammar_of(r) for r in server.requests)
+    assert offering is None
+    assert final is not None and final.splitlines()[1] == "start: answer"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import BaseModel
 
 from praisonlike import Agent, TerminationReason
 from praisonlike.events import LLMRequest
@@ -91,3 +92,36 @@ def test_an_agent_turn_sends_the_grammar_and_calls_the_tool() -> None:
     result = agent.last_result
     assert result is not None
     assert [(c.name, c.arguments) for c in result.tool_calls] == [("set_timer", {"minutes": 5})]
+
+
+class Movie(BaseModel):
+    title: str
+    year: int
+
+
+def word_count(text: str) -> int:
+    """Count the words in a text."""
+    return len(text.split())
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_structured_answer_with_tools_offered_validates(stream: bool) -> None:
+    """Without the answer in the grammar the model called the unrelated tool and
+    answered in prose three times over (OutputValidationError)."""
+    agent = Agent(
+        instructions="You are a helpful assistant.",
+        llm="local",
+        tools=[word_count],
+        execution=ExecutionConfig(max_retries=0),
+        output_retries=0,
+    )
+    if stream:
+        for _ in agent.stream_events("Name one famous movie from 1994.", output_pydantic=Movie):
+            pass
+        result = agent.last_result
+        assert result is not None
+        movie = result.output
+    else:
+        movie = agent.chat("Name one famous movie from 1994.", output_pydantic=Movie)
+    assert isinstance(movie, Movie)
+    assert movie.title.strip()
