@@ -34,6 +34,7 @@ from praisonlike.hooks import HookPoint
 from praisonlike.loop.answer_checks import Accept, Revise, run_check
 from praisonlike.loop.commands import ModelReply, RunTools, ToolCall, ToolOutcome
 from praisonlike.loop.model_round import HookAnswered, ModelRounds, Stop
+from praisonlike.loop.repeated_failures import STOP_CALLING, FailedCalls
 from praisonlike.loop.stop import deadline_error, stop_error
 from praisonlike.loop.turn_spec import TurnOutcome
 from praisonlike.react.call_faults import (
@@ -73,6 +74,7 @@ class ToolLoop(ModelRounds):
         self._messages = spec.new_messages
         self._offered = frozenset(t["function"]["name"] for t in spec.tools if "function" in t)
         self._tool_records: list[ToolCallRecord] = []
+        self._failed_calls = FailedCalls()
         self._iteration = 0
 
     def steps(self) -> Generator[Any, Any, TurnOutcome]:
@@ -94,10 +96,11 @@ class ToolLoop(ModelRounds):
             tool_rounds = 0
             revisions = 0
             corrections = 0
+            tools_ended = False
             while True:
                 self._iteration += 1
-                final_round = tool_rounds >= self.spec.max_iterations
-                if final_round:
+                final_round = tool_rounds >= self.spec.max_iterations or tools_ended
+                if final_round and not tools_ended:
                     self._messages.append({"role": "user", "content": FINAL_ANSWER_PROMPT})
                 try:
                     reply = yield from self._model_round(
@@ -113,7 +116,7 @@ class ToolLoop(ModelRounds):
                 calls = [] if final_round else self._tool_calls_of(reply)
                 if calls:
                     tool_rounds += 1
-                    yield from self._tool_round(reply, calls)
+                    tools_ended = (yield from self._tool_round(reply, calls)) or tools_ended
                     continue
                 fault = None if final_round else self._call_fault(reply)
                 if fault is not None:
@@ -141,7 +144,7 @@ class ToolLoop(ModelRounds):
                 reason = TerminationReason.COMPLETED
                 if reply.finish_reason == "length":
                     reason = TerminationReason.LENGTH
-                elif final_round:
+                elif final_round and not tools_ended:
                     reason = TerminationReason.MAX_ITERATIONS
                 return (yield from self._finish(verdict.output, reason))
         except Stop as stop:
@@ -202,7 +205,12 @@ class ToolLoop(ModelRounds):
             for n, call in enumerate(found)
         ]
 
-    def _tool_round(self, reply: ModelReply, calls: list[ToolCall]) -> Generator[Any, Any, None]:
+    def _tool_round(
+        self, reply: ModelReply, calls: list[ToolCall]
+    ) -> Generator[Any, Any, bool]:
+        """Run the round's calls; True when one of them has now failed too often
+        (:mod:`praisonlike.loop.repeated_failures`): its result then says to stop
+        calling, and the turn's tools end."""
         react = self.spec.tool_mode is ToolMode.REACT
         if react:
             self._messages.append({"role": "assistant", "content": reply.content})
@@ -231,6 +239,7 @@ class ToolLoop(ModelRounds):
                     arguments=_decoded(call.arguments),
                 )
         outcomes = yield from self._run_tools(calls)
+        stuck = False
         for outcome in outcomes:
             if isinstance(outcome, RunCancelled):
                 raise Stop(TerminationReason.CANCELLED, outcome)
@@ -238,7 +247,9 @@ class ToolLoop(ModelRounds):
                 raise Stop(TerminationReason.TIMEOUT, deadline_error())
             if isinstance(outcome, BaseException):
                 raise outcome
-            self._record_tool(outcome, react)
+            ends = self._failed_calls.record(outcome)
+            self._record_tool(outcome, react, stop_calling=ends)
+            stuck = stuck or ends
             if self._emits:
                 yield ToolResultEvent(
                     run_id=self.spec.run_id,
@@ -250,6 +261,7 @@ class ToolLoop(ModelRounds):
                     latency=outcome.latency,
                 )
         self._check_stop()
+        return stuck
 
     def _run_tools(self, calls: list[ToolCall]) -> Generator[Any, Any, list[Any]]:
         """Each call's pipeline: all at once when every tool is parallel-safe, else in
@@ -274,16 +286,18 @@ class ToolLoop(ModelRounds):
                 break
         return outcomes
 
-    def _record_tool(self, outcome: ToolOutcome, react: bool) -> None:
+    def _record_tool(self, outcome: ToolOutcome, react: bool, *, stop_calling: bool) -> None:
         call = outcome.call
         if react:
+            nudge = STOP_CALLING if stop_calling else None
             self._messages.append(
-                observation_message(call.name, outcome.result, is_error=outcome.is_error)
+                observation_message(
+                    call.name, outcome.result, is_error=outcome.is_error, nudge=nudge
+                )
             )
         else:
-            self._messages.append(
-                {"role": "tool", "tool_call_id": call.id, "content": outcome.result}
-            )
+            content = f"{outcome.result}\n{STOP_CALLING}" if stop_calling else outcome.result
+            self._messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
         self._tool_records.append(
             ToolCallRecord(
                 id=call.id,

@@ -14,7 +14,9 @@ an argument of the wrong type cannot be produced.
 A turn that asks for a structured answer (``output_pydantic`` / ``output_json``)
 replaces the text alternative with that schema: the reply is a valid call or a
 JSON value matching the answer's schema (:func:`answer_grammar` when no call is
-possible: no tools, or the last round). The answer's schema is embedded with
+possible: no tools, or the last round). A ReAct turn's last round, which offers
+no tools, takes only text (:func:`text_grammar`), so the model answers instead of
+writing a call nobody will run. The answer's schema is embedded with
 LLGuidance's ``lenient`` option, so a keyword or ``format`` it does not
 implement is left to the answer check instead of failing the request.
 """
@@ -66,6 +68,12 @@ def tool_call_grammar(
     )
 
 
+def text_grammar() -> str:
+    """The grammar for a ReAct round whose tools are withheld (the last round): plain
+    text only, which cannot open like a call."""
+    return "\n".join(["%llguidance {}", "start: text", f"text: {_TEXT}"])
+
+
 def answer_grammar(answer_schema: Mapping[str, Any]) -> str:
     """The grammar for a reply that can only be the answer: a JSON value matching
     ``answer_schema``."""
@@ -112,7 +120,9 @@ class TurnGrammar:
     def _build(self, calls: bool) -> str | None:
         if calls:
             return tool_call_grammar(self._tools, self._answer_schema)
-        return None if self._answer_schema is None else answer_grammar(self._answer_schema)
+        if self._answer_schema is not None:
+            return answer_grammar(self._answer_schema)
+        return text_grammar() if self._tools else None
 
 
 def _call_schema(tool: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -57,12 +57,14 @@ def observation_message(
     is_error: bool,
     has_tool_role: bool = False,
     tool_call_id: str | None = None,
+    nudge: str | None = None,
 ) -> dict[str, Any]:
     """The message that feeds a tool's result back to a model in ReAct mode.
 
     Without a tool role: ``{"role": "user", "content": "Observation from <tool>:\\n..."}``,
     where the content ends with a short nudge (answer in plain text; after an
-    error, fix the call or answer), which small models need to stop calling.
+    error, fix the call or answer; ``nudge`` replaces it), which small models
+    need to stop calling.
     With ``has_tool_role``: a ``"tool"`` message carrying ``name`` (and
     ``tool_call_id`` when given) and the result alone.
     """
@@ -73,8 +75,8 @@ def observation_message(
         return message
     if is_error:
         label = f"Observation from {tool_name} (error)"
-        nudge = "Fix the arguments and call the function again, or answer in plain text."
+        nudge = nudge or "Fix the arguments and call the function again, or answer in plain text."
     else:
         label = f"Observation from {tool_name}"
-        nudge = "Now answer my original question in plain text, without JSON."
+        nudge = nudge or "Now answer my original question in plain text, without JSON."
     return {"role": "user", "content": f"{label}:\n{result_text}\n{nudge}"}

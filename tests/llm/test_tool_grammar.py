@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from praisonlike import Agent
 from praisonlike.models.capabilities import model_features
 from praisonlike.models.config import LLMConfig
-from praisonlike.react.grammar import answer_grammar, tool_call_grammar
+from praisonlike.react.grammar import answer_grammar, text_grammar, tool_call_grammar
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 
 pytestmark = pytest.mark.filterwarnings(
@@ -148,7 +148,8 @@ def test_react_rounds_offering_tools_send_the_grammar(
     assert first is not None and second == first
     names = [c["properties"]["name"]["const"] for c in embedded_schema(first)["anyOf"]]
     assert sorted(names) == ["add", "get_weather", "move"]
-    assert final is None
+    assert final == text_grammar()  # the last round, tools withheld: an answer in text only
+    assert final.splitlines()[1:] == ["start: text", first.splitlines()[-1]]
 
 
 def test_no_grammar_without_the_feature_or_with_structured_output(

@@ -125,3 +125,25 @@ def test_a_structured_answer_with_tools_offered_validates(stream: bool) -> None:
         movie = agent.chat("Name one famous movie from 1994.", output_pydantic=Movie)
     assert isinstance(movie, Movie)
     assert movie.title.strip()
+
+
+def lookup_user(user_id: int) -> str:
+    """Look up a user's name by id."""
+    raise KeyError(f"no user {user_id}")
+
+
+def test_a_call_that_keeps_failing_ends_in_an_answer() -> None:
+    """The model called a failing lookup ten times (max_iterations), then wrote
+    one more call instead of an answer."""
+    agent = Agent(
+        instructions="You are a helpful assistant.",
+        llm="local",
+        tools=[lookup_user],
+        execution=ExecutionConfig(max_retries=0),
+    )
+    answer = agent.chat("Who is user 42?")
+    result = agent.last_result
+    assert result is not None
+    assert result.termination_reason is TerminationReason.COMPLETED
+    assert 1 <= len(result.tool_calls) <= 2
+    assert answer.strip() and "{" not in answer

@@ -1,0 +1,102 @@
+"""A call that keeps failing ends tool use for the turn: the same tool with the same
+arguments failing twice makes the next round ask for the answer without tools."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from praisonlike import Agent, TerminationReason
+from praisonlike.loop.repeated_failures import MAX_SAME_FAILURES, STOP_CALLING
+from praisonlike.react.grammar import text_grammar
+from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
+
+WAYS = ("chat", "achat", "iter_stream")
+
+
+def run(agent: Agent, way: str, prompt: str) -> str:
+    if way == "chat":
+        return str(agent.chat(prompt))
+    if way == "achat":
+        return str(asyncio.run(agent.achat(prompt)))
+    return "".join(agent.iter_stream(prompt))
+
+
+def lookup_user(user_id: int) -> str:
+    """Look up a user's name by id."""
+    raise KeyError(f"no user {user_id}")
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_the_same_failing_call_twice_ends_tool_use(
+    server: LocalLLMServer, llm: dict[str, Any], way: str
+) -> None:
+    same = ToolCalls([Call("lookup_user", {"user_id": 42})])
+    server.extend([same, same, Text("I could not find user 42.")])
+    agent = Agent(instructions="You look up users.", llm=llm, tools=[lookup_user])
+
+    answer = run(agent, way, "Who is user 42?")
+
+    assert answer == "I could not find user 42."
+    result = agent.last_result
+    assert result is not None
+    assert result.termination_reason is TerminationReason.COMPLETED
+    assert [c.is_error for c in result.tool_calls] == [True] * MAX_SAME_FAILURES
+    final = server.requests[MAX_SAME_FAILURES]
+    assert len(server.requests) == MAX_SAME_FAILURES + 1
+    first_result, second_result = (m for m in final.messages if m.get("role") == "tool")
+    assert STOP_CALLING not in first_result["content"]
+    assert second_result["content"].endswith(STOP_CALLING)
+    assert final.body.get("tool_choice") == "none"
+    assert agent.chat_history[-1]["content"] == "I could not find user 42."
+
+
+def test_other_arguments_and_a_retry_that_succeeds_go_on(
+    server: LocalLLMServer, llm: dict[str, Any]
+) -> None:
+    attempts: list[int] = []
+
+    def flaky(user_id: int) -> str:
+        """Look up a user's name by id."""
+        attempts.append(user_id)
+        if user_id == 7 and attempts.count(7) == 1:
+            raise ConnectionError("try again")
+        if user_id != 7:
+            raise KeyError(f"no user {user_id}")
+        return "Ada"
+
+    flaky.__name__ = "lookup_user"
+    server.extend(
+        [ToolCalls([Call("lookup_user", {"user_id": n})]) for n in (1, 2, 3, 7, 7, 7)]
+        + [Text("User 7 is Ada.")]
+    )
+    agent = Agent(instructions="You look up users.", llm=llm, tools=[flaky], max_iterations=10)
+
+    assert agent.chat("Who is user 7?") == "User 7 is Ada."
+
+    assert attempts == [1, 2, 3, 7, 7, 7]
+    assert len(server.requests) == 7
+    assert all(STOP_CALLING not in str(r.messages) for r in server.requests)
+    assert all(r.body.get("tool_choice") is None for r in server.requests)
+
+
+def test_a_react_turn_says_so_in_the_observation_and_its_last_round_takes_only_text(
+    server: LocalLLMServer, llm: dict[str, Any]
+) -> None:
+    react = {**llm, "features": {"native_tool_calls": False, "tool_grammar": True}}
+    call = Text(json.dumps({"name": "lookup_user", "arguments": {"user_id": 42}}))
+    server.extend([call, call, Text("User 42 could not be found.")])
+    agent = Agent(instructions="You look up users.", llm=react, tools=[lookup_user])
+
+    assert agent.chat("Who is user 42?") == "User 42 could not be found."
+
+    final = server.requests[-1]
+    assert len(server.requests) == MAX_SAME_FAILURES + 1
+    observation = final.messages[-1]
+    assert observation["role"] == "user"
+    assert observation["content"].startswith("Observation from lookup_user (error):")
+    assert observation["content"].endswith(STOP_CALLING)
+    assert final.body.get("grammar") == text_grammar()
