@@ -99,8 +99,9 @@ class ToolLoop(ModelRounds):
             tools_ended = False
             while True:
                 self._iteration += 1
-                final_round = tool_rounds >= self.spec.max_iterations or tools_ended
-                if final_round and not tools_ended:
+                out_of_rounds = not tools_ended and tool_rounds >= self.spec.max_iterations
+                final_round = out_of_rounds or tools_ended
+                if out_of_rounds:
                     self._messages.append({"role": "user", "content": FINAL_ANSWER_PROMPT})
                 try:
                     reply = yield from self._model_round(
@@ -116,7 +117,7 @@ class ToolLoop(ModelRounds):
                 calls = [] if final_round else self._tool_calls_of(reply)
                 if calls:
                     tool_rounds += 1
-                    tools_ended = (yield from self._tool_round(reply, calls)) or tools_ended
+                    tools_ended = yield from self._tool_round(reply, calls)
                     continue
                 fault = None if final_round else self._call_fault(reply)
                 if fault is not None:
@@ -144,7 +145,7 @@ class ToolLoop(ModelRounds):
                 reason = TerminationReason.COMPLETED
                 if reply.finish_reason == "length":
                     reason = TerminationReason.LENGTH
-                elif final_round and not tools_ended:
+                elif out_of_rounds:
                     reason = TerminationReason.MAX_ITERATIONS
                 return (yield from self._finish(verdict.output, reason))
         except Stop as stop:

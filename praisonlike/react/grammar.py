@@ -56,14 +56,14 @@ def tool_call_grammar(
     root: dict[str, Any] = calls[0] if len(calls) == 1 else {"anyOf": calls}
     if definitions:
         root = {**root, "$defs": definitions}
-    reply = "text" if answer_schema is None else "answer"
+    reply, rule = _reply_rule(answer_schema)
     return "\n".join(
         [
             "%llguidance {}",
             f"start: call | fenced | {reply}",
             'fenced: "```json\\n" call "\\n```"',
             f"call: %json {json.dumps(root)}",
-            f"text: {_TEXT}" if answer_schema is None else _answer_rule(answer_schema),
+            rule,
         ]
     )
 
@@ -71,18 +71,27 @@ def tool_call_grammar(
 def text_grammar() -> str:
     """The grammar for a ReAct round whose tools are withheld (the last round): plain
     text only, which cannot open like a call."""
-    return "\n".join(["%llguidance {}", "start: text", f"text: {_TEXT}"])
+    return _reply_grammar(None)
 
 
 def answer_grammar(answer_schema: Mapping[str, Any]) -> str:
     """The grammar for a reply that can only be the answer: a JSON value matching
     ``answer_schema``."""
-    return "\n".join(["%llguidance {}", "start: answer", _answer_rule(answer_schema)])
+    return _reply_grammar(answer_schema)
 
 
-def _answer_rule(answer_schema: Mapping[str, Any]) -> str:
+def _reply_grammar(answer_schema: Mapping[str, Any] | None) -> str:
+    reply, rule = _reply_rule(answer_schema)
+    return "\n".join(["%llguidance {}", f"start: {reply}", rule])
+
+
+def _reply_rule(answer_schema: Mapping[str, Any] | None) -> tuple[str, str]:
+    """The name and rule of a reply that is not a call: plain text, or a JSON value
+    matching ``answer_schema`` (embedded lenient)."""
+    if answer_schema is None:
+        return "text", f"text: {_TEXT}"
     lenient = {**answer_schema, "x-guidance": {"lenient": True}}
-    return f"answer: %json {json.dumps(lenient)}"
+    return "answer", f"answer: %json {json.dumps(lenient)}"
 
 
 class TurnGrammar:
@@ -120,9 +129,9 @@ class TurnGrammar:
     def _build(self, calls: bool) -> str | None:
         if calls:
             return tool_call_grammar(self._tools, self._answer_schema)
-        if self._answer_schema is not None:
-            return answer_grammar(self._answer_schema)
-        return text_grammar() if self._tools else None
+        if self._answer_schema is None and not self._tools:
+            return None
+        return _reply_grammar(self._answer_schema)
 
 
 def _call_schema(tool: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
