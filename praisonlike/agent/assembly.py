@@ -37,6 +37,7 @@ from praisonlike.agent.turn import check_prompt
 from praisonlike.errors import UnsupportedInputError
 from praisonlike.loop.answer_checks import chain_checks
 from praisonlike.models.capabilities import ModelFeatures, model_features
+from praisonlike.models.litellm_backend import turn_begins
 from praisonlike.run_enums import TerminationReason, ToolMode
 
 if TYPE_CHECKING:
@@ -101,6 +102,7 @@ def assemble_turn(
     UnsupportedInputError for images the model cannot take, and what loading
     the session, the skills or the rules files raises.
     """
+    turn_begins()
     from praisonlike.events import RunStarted
     from praisonlike.loop.accounting import RunAccounting
     from praisonlike.loop.run import Run

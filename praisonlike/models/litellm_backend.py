@@ -20,7 +20,7 @@ import os
 import sys
 import threading
 import time
-from contextlib import nullcontext, suppress
+from contextlib import nullcontext
 from pathlib import Path
 from types import ModuleType
 
@@ -40,6 +40,7 @@ _openai_lock = threading.Lock()
 _openai: ModuleType | None = None
 _warmup_thread: threading.Thread | None = None
 _turn_thread: threading.Thread | None = None
+_turns_begun = 0
 
 
 _folder: list[Path | None] = []
@@ -94,7 +95,7 @@ def load_openai() -> ModuleType:
     another thread in the middle of a direct call would show it a module with no
     attributes yet (``AttributeError: partially initialized module 'httpx'``).
     Complete before the first call, that import is a dictionary lookup for
-    LiteLLM later. It costs about 45 ms once.
+    LiteLLM later (see :func:`_import_httpx` for its cost).
     """
     global _openai
     if _openai is None:
@@ -102,10 +103,42 @@ def load_openai() -> ModuleType:
             if _openai is None:
                 import openai
 
-                with suppress(ImportError):
-                    importlib.import_module("httpx")
+                _import_httpx()
                 _openai = openai
     return _openai
+
+
+def _import_httpx() -> None:
+    """Import ``httpx`` complete, leaving its command-line tool for when it is run.
+
+    ``httpx/__init__`` imports ``httpx._main``, the ``httpx`` command, which
+    imports ``rich.console`` and ``click`` when they are installed: about 40 of
+    the 47 ms the import takes here. That module is held back while ``httpx``
+    loads, and ``httpx.main`` then loads it at its first call, so the package
+    behaves as before for anyone who uses it. Nothing happens when ``httpx`` is
+    not installed or already imported.
+    """
+    if "httpx" in sys.modules:
+        return
+    hold_back = "httpx._main" not in sys.modules
+    if hold_back:
+        sys.modules["httpx._main"] = None  # type: ignore[assignment]
+    try:
+        httpx = importlib.import_module("httpx")
+    except ImportError:
+        return
+    finally:
+        if hold_back and "httpx._main" in sys.modules and sys.modules["httpx._main"] is None:
+            del sys.modules["httpx._main"]
+    if hold_back:
+        setattr(httpx, "main", _httpx_command)  # noqa: B010
+
+
+def _httpx_command(*args: object, **kwargs: object) -> object:
+    """``httpx.main``, the ``httpx`` command, imported when it is first run."""
+    command = importlib.import_module("httpx._main").main
+    setattr(sys.modules["httpx"], "main", command)  # noqa: B010
+    return command(*args, **kwargs)
 
 
 def settle_httpx() -> None:
@@ -159,7 +192,9 @@ def warmup(*, litellm: bool = True) -> None:
     multi-second import at the first ``chat()``. With ``litellm=False`` (an
     agent whose calls never need LiteLLM, see
     :func:`praisonlike.models.transport.warm_up_for`) the thread imports the turn
-    machinery and the ``openai`` SDK instead. Idempotent. Does nothing when
+    machinery and the ``openai`` SDK instead. When a turn begins before the
+    delay is out (see :func:`turn_begins`), the thread imports nothing and the
+    turn imports what it needs itself. Idempotent. Does nothing when
     ``PRAISONLIKE_NO_WARMUP=1``: LiteLLM is then imported by the first model
     call that needs it, on the caller's thread.
     """
@@ -171,12 +206,15 @@ def warmup(*, litellm: bool = True) -> None:
     with _lock:
         if litellm and _warmup_thread is None:
             _warmup_thread = threading.Thread(
-                target=_delayed_load, name="praisonlike-warmup", daemon=True
+                target=_delayed_load, args=(_turns_begun,), name="praisonlike-warmup", daemon=True
             )
             _warmup_thread.start()
         elif not litellm and _turn_thread is None and _warmup_thread is None:
             _turn_thread = threading.Thread(
-                target=_delayed_sdk_load, name="praisonlike-warmup-turn", daemon=True
+                target=_delayed_sdk_load,
+                args=(_turns_begun,),
+                name="praisonlike-warmup-turn",
+                daemon=True,
             )
             _turn_thread.start()
 
@@ -196,17 +234,34 @@ request whose upper bound fits the context budget is not counted (see
 :mod:`praisonlike.context.tokens`), so most first turns never encode."""
 
 
-def _import_turn_modules() -> None:
+def turn_begins() -> None:
+    """Note that a turn has begun (each turn calls this as it opens).
+
+    A warm-up thread still waiting out :data:`WARMUP_DELAY` then imports
+    nothing: the turn imports what it needs on its own thread, and a second
+    thread importing the same packages meanwhile only slows it (by about 90 ms
+    of a first direct turn here, measured with ``benchmarks/first_turn.py``).
+    """
+    global _turns_begun
+    _turns_begun += 1
+
+
+def _import_turn_modules(turns: int) -> bool:
+    """After the delay, import :data:`TURN_MODULES`; False (nothing imported)
+    when a turn began since :func:`warmup` saw ``turns`` begun."""
     time.sleep(WARMUP_DELAY)
+    if _turns_begun != turns:
+        return False
     for name in TURN_MODULES:
         importlib.import_module(name)
+    return True
 
 
-def _delayed_sdk_load() -> None:
-    _import_turn_modules()
-    load_openai()
+def _delayed_sdk_load(turns: int) -> None:
+    if _import_turn_modules(turns):
+        load_openai()
 
 
-def _delayed_load() -> None:
-    _import_turn_modules()
-    load_litellm()
+def _delayed_load(turns: int) -> None:
+    if _import_turn_modules(turns):
+        load_litellm()

@@ -218,7 +218,8 @@ with LocalLLMServer() as server:
     cost = agent.usage.cost
 httpx = sys.modules.get("httpx")
 complete = httpx is not None and not getattr(httpx.__spec__, "_initializing", True)
-print(json.dumps({"answers": answers, "litellm": "litellm" in sys.modules, "httpx": complete}))
+report = {"answers": answers, "litellm": "litellm" in sys.modules, "httpx": complete}
+print(json.dumps({**report, "httpx command": "httpx._main" in sys.modules}))
 """
 
 
@@ -235,8 +236,50 @@ def test_a_script_on_an_openai_wire_endpoint_never_imports_litellm(
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     # httpx complete before the first direct call: a LiteLLM import begun on another
-    # thread mid-call would otherwise show the SDK a half-initialised module
-    assert report == {"answers": ["5", "s", "a"], "litellm": imported, "httpx": True}
+    # thread mid-call would otherwise show the SDK a half-initialised module; its
+    # command-line tool (rich and click) is not loaded until it is run
+    assert report == {
+        "answers": ["5", "s", "a"],
+        "litellm": imported,
+        "httpx": True,
+        "httpx command": False,
+    }
+
+
+HTTPX_COMMAND = """
+import sys
+{setup}
+import httpx
+try:
+    httpx.main(["--help"])
+except SystemExit as stop:
+    print("exit", stop.code)
+"""
+
+
+def test_httpx_command_runs_as_usual_after_a_direct_turn() -> None:
+    """``httpx.main`` (loaded when first run) behaves as in a process without praisonlike."""
+    setup = (
+        "from praisonlike import Agent\nfrom praisonlike.testing import LocalLLMServer, Text\n"
+        "with LocalLLMServer([Text('ok')]) as server:\n"
+        "    assert Agent(instructions='x', llm=server.llm_config()).chat('hi') == 'ok'\n"
+        "assert 'httpx._main' not in sys.modules"
+    )
+    env = {**os.environ, "PRAISONLIKE_NO_WARMUP": "1", "COLUMNS": "80"}
+    outputs = [
+        subprocess.run(
+            [sys.executable, "-c", HTTPX_COMMAND.format(setup=code)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        for code in ("", setup)
+    ]
+    assert [done.returncode for done in outputs] == [0, 0], outputs[1].stderr
+    plain, after_turn = (done.stdout for done in outputs)
+    assert after_turn == plain
+    assert "exit" in plain
 
 
 def test_a_registered_model_is_priced_and_sized_without_litellm() -> None:

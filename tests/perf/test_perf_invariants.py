@@ -158,6 +158,33 @@ def test_warmup_runs_by_default_and_loads_litellm() -> None:
     assert result.stdout.strip() == "True"
 
 
+def test_a_turn_begun_before_the_warmup_delay_keeps_the_warmup_from_importing() -> None:
+    """The warm-up waits a moment after ``Agent()``; a turn begun meanwhile does its
+    own imports, and a second thread importing alongside would only slow it."""
+    code = (
+        "import sys, threading\nfrom praisonlike import Agent\n"
+        "from praisonlike.testing import TestModel\n"
+        "Agent(instructions='x', llm='anthropic/claude-haiku-4-5')\n"
+        "{turn}"
+        "for thread in threading.enumerate():\n"
+        "    if thread.name.startswith('praisonlike-warmup'):\n"
+        "        thread.join(120)\n"
+        "print('litellm' in sys.modules)"
+    )
+    turn = "assert Agent(instructions='x', llm=TestModel(text='hi')).chat('hello') == 'hi'\n"
+    env = {k: v for k, v in os.environ.items() if k != "PRAISONLIKE_NO_WARMUP"}
+    for body, imported in (("", "True"), (turn, "False")):
+        result = subprocess.run(
+            [sys.executable, "-c", code.format(turn=body)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == imported, body
+
+
 class CountingProxy:
     """A TCP proxy on 127.0.0.1 that counts the connections clients open through it."""
 
