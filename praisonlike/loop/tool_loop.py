@@ -34,7 +34,7 @@ from praisonlike.hooks import HookPoint
 from praisonlike.loop.answer_checks import Accept, Revise, run_check
 from praisonlike.loop.commands import ModelReply, RunTools, ToolCall, ToolOutcome
 from praisonlike.loop.model_round import HookAnswered, ModelRounds, Stop
-from praisonlike.loop.repeated_failures import STOP_CALLING, FailedCalls
+from praisonlike.loop.repeated_calls import RepeatedCalls
 from praisonlike.loop.stop import deadline_error, stop_error
 from praisonlike.loop.turn_spec import TurnOutcome
 from praisonlike.react.call_faults import (
@@ -74,7 +74,7 @@ class ToolLoop(ModelRounds):
         self._messages = spec.new_messages
         self._offered = frozenset(t["function"]["name"] for t in spec.tools if "function" in t)
         self._tool_records: list[ToolCallRecord] = []
-        self._failed_calls = FailedCalls()
+        self._repeated_calls = RepeatedCalls()
         self._iteration = 0
 
     def steps(self) -> Generator[Any, Any, TurnOutcome]:
@@ -209,9 +209,9 @@ class ToolLoop(ModelRounds):
     def _tool_round(
         self, reply: ModelReply, calls: list[ToolCall]
     ) -> Generator[Any, Any, bool]:
-        """Run the round's calls; True when one of them has now failed too often
-        (:mod:`praisonlike.loop.repeated_failures`): its result then says to stop
-        calling, and the turn's tools end."""
+        """Run the round's calls; True when one of them has now failed or repeated
+        itself too often (:mod:`praisonlike.loop.repeated_calls`): its result then
+        says to stop calling, and the turn's tools end."""
         react = self.spec.tool_mode is ToolMode.REACT
         if react:
             self._messages.append({"role": "assistant", "content": reply.content})
@@ -248,9 +248,9 @@ class ToolLoop(ModelRounds):
                 raise Stop(TerminationReason.TIMEOUT, deadline_error())
             if isinstance(outcome, BaseException):
                 raise outcome
-            ends = self._failed_calls.record(outcome)
-            self._record_tool(outcome, react, stop_calling=ends)
-            stuck = stuck or ends
+            stop = self._repeated_calls.record(outcome)
+            self._record_tool(outcome, react, stop=stop)
+            stuck = stuck or stop is not None
             if self._emits:
                 yield ToolResultEvent(
                     run_id=self.spec.run_id,
@@ -287,17 +287,17 @@ class ToolLoop(ModelRounds):
                 break
         return outcomes
 
-    def _record_tool(self, outcome: ToolOutcome, react: bool, *, stop_calling: bool) -> None:
+    def _record_tool(self, outcome: ToolOutcome, react: bool, *, stop: str | None) -> None:
+        """Add the call's result to the messages, ending with ``stop`` when given."""
         call = outcome.call
         if react:
-            nudge = STOP_CALLING if stop_calling else None
             self._messages.append(
                 observation_message(
-                    call.name, outcome.result, is_error=outcome.is_error, nudge=nudge
+                    call.name, outcome.result, is_error=outcome.is_error, nudge=stop
                 )
             )
         else:
-            content = f"{outcome.result}\n{STOP_CALLING}" if stop_calling else outcome.result
+            content = outcome.result if stop is None else f"{outcome.result}\n{stop}"
             self._messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
         self._tool_records.append(
             ToolCallRecord(

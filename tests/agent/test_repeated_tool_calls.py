@@ -1,5 +1,6 @@
-"""A call that keeps failing ends tool use for the turn: the same tool with the same
-arguments failing twice makes the next round ask for the answer without tools."""
+"""A call that keeps failing or keeps returning the same result ends tool use for the
+turn: the same tool with the same arguments failing twice, or returning the same
+result three times running, makes the next round ask for the answer without tools."""
 
 from __future__ import annotations
 
@@ -10,7 +11,12 @@ from typing import Any
 import pytest
 
 from praisonlike import Agent, TerminationReason
-from praisonlike.loop.repeated_failures import MAX_SAME_FAILURES, STOP_CALLING
+from praisonlike.loop.repeated_calls import (
+    MAX_SAME_FAILURES,
+    MAX_SAME_RESULTS,
+    SAME_RESULT,
+    STOP_CALLING,
+)
 from praisonlike.react.grammar import text_grammar
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 
@@ -99,4 +105,72 @@ def test_a_react_turn_says_so_in_the_observation_and_its_last_round_takes_only_t
     assert observation["role"] == "user"
     assert observation["content"].startswith("Observation from lookup_user (error):")
     assert observation["content"].endswith(STOP_CALLING)
+    assert final.body.get("grammar") == text_grammar()
+
+
+def get_time(city: str) -> str:
+    """The current local time in a city."""
+    return "14:05"
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_the_same_result_three_times_running_ends_tool_use(
+    server: LocalLLMServer, llm: dict[str, Any], way: str
+) -> None:
+    same = ToolCalls([Call("get_time", {"city": "Tokyo"})])
+    server.extend([same] * MAX_SAME_RESULTS + [Text("It is 14:05 in Tokyo.")])
+    agent = Agent(instructions="You tell the time.", llm=llm, tools=[get_time])
+
+    answer = run(agent, way, "What time is it in Tokyo?")
+
+    assert answer == "It is 14:05 in Tokyo."
+    result = agent.last_result
+    assert result is not None
+    assert result.termination_reason is TerminationReason.COMPLETED
+    assert [c.result for c in result.tool_calls] == ["14:05"] * MAX_SAME_RESULTS
+    assert len(server.requests) == MAX_SAME_RESULTS + 1
+    final = server.requests[-1]
+    results = [m["content"] for m in final.messages if m.get("role") == "tool"]
+    assert results[:-1] == ["14:05"] * (MAX_SAME_RESULTS - 1)
+    assert results[-1] == f"14:05\n{SAME_RESULT}"
+    assert final.body.get("tool_choice") == "none"
+    assert all(r.body.get("tool_choice") is None for r in server.requests[:-1])
+
+
+def test_a_call_whose_result_changes_goes_on(server: LocalLLMServer, llm: dict[str, Any]) -> None:
+    polls: list[str] = []
+
+    def job_status(job_id: int) -> str:
+        """The status of a job."""
+        polls.append(f"running, step {len(polls) + 1}")
+        return polls[-1] if len(polls) < 5 else "done"
+
+    same = ToolCalls([Call("job_status", {"job_id": 9})])
+    server.extend([same] * 5 + [Text("Job 9 is done.")])
+    agent = Agent(instructions="You watch jobs.", llm=llm, tools=[job_status], max_iterations=10)
+
+    assert agent.chat("Wait for job 9.") == "Job 9 is done."
+
+    assert len(polls) == 5
+    assert len(server.requests) == 6
+    assert all(SAME_RESULT not in str(r.messages) for r in server.requests)
+    assert all(r.body.get("tool_choice") is None for r in server.requests)
+
+
+def test_a_react_turn_that_repeats_a_call_gets_only_text_in_its_last_round(
+    server: LocalLLMServer, llm: dict[str, Any]
+) -> None:
+    react = {**llm, "features": {"native_tool_calls": False, "tool_grammar": True}}
+    call = Text(json.dumps({"name": "get_time", "arguments": {"city": "Tokyo"}}))
+    server.extend([call] * MAX_SAME_RESULTS + [Text("It is 14:05.")])
+    agent = Agent(instructions="You tell the time.", llm=react, tools=[get_time])
+
+    assert agent.chat("What time is it in Tokyo?") == "It is 14:05."
+
+    final = server.requests[-1]
+    assert len(server.requests) == MAX_SAME_RESULTS + 1
+    observations = [m["content"] for m in final.messages if m["role"] == "user"][1:]
+    assert len(observations) == MAX_SAME_RESULTS
+    assert all(SAME_RESULT not in text for text in observations[:-1])
+    assert observations[-1] == f"Observation from get_time:\n14:05\n{SAME_RESULT}"
     assert final.body.get("grammar") == text_grammar()
