@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from praisonlike import Agent, TerminationReason
+from praisonlike import Agent, RunResult, TerminationReason
 from praisonlike.loop.repeated_calls import (
     MAX_SAME_FAILURES,
     MAX_SAME_RESULTS,
@@ -31,6 +31,26 @@ def run(agent: Agent, way: str, prompt: str) -> str:
     return "".join(agent.iter_stream(prompt))
 
 
+def react(llm: dict[str, Any]) -> dict[str, Any]:
+    """``llm`` as a ReAct model that takes a grammar, like the bundled local models."""
+    return {**llm, "features": {"native_tool_calls": False, "tool_grammar": True}}
+
+
+def completed(agent: Agent) -> RunResult:
+    """The agent's last turn, which must have ended ``completed``."""
+    result = agent.last_result
+    assert result is not None
+    assert result.termination_reason is TerminationReason.COMPLETED
+    return result
+
+
+def assert_tool_use_never_ended(server: LocalLLMServer, requests: int) -> None:
+    assert len(server.requests) == requests
+    assert all(STOP_CALLING not in str(r.messages) for r in server.requests)
+    assert all(SAME_RESULT not in str(r.messages) for r in server.requests)
+    assert all(r.body.get("tool_choice") is None for r in server.requests)
+
+
 def lookup_user(user_id: int) -> str:
     """Look up a user's name by id."""
     raise KeyError(f"no user {user_id}")
@@ -47,9 +67,7 @@ def test_the_same_failing_call_twice_ends_tool_use(
     answer = run(agent, way, "Who is user 42?")
 
     assert answer == "I could not find user 42."
-    result = agent.last_result
-    assert result is not None
-    assert result.termination_reason is TerminationReason.COMPLETED
+    result = completed(agent)
     assert [c.is_error for c in result.tool_calls] == [True] * MAX_SAME_FAILURES
     final = server.requests[MAX_SAME_FAILURES]
     assert len(server.requests) == MAX_SAME_FAILURES + 1
@@ -84,18 +102,15 @@ def test_other_arguments_and_a_retry_that_succeeds_go_on(
     assert agent.chat("Who is user 7?") == "User 7 is Ada."
 
     assert attempts == [1, 2, 3, 7, 7, 7]
-    assert len(server.requests) == 7
-    assert all(STOP_CALLING not in str(r.messages) for r in server.requests)
-    assert all(r.body.get("tool_choice") is None for r in server.requests)
+    assert_tool_use_never_ended(server, 7)
 
 
 def test_a_react_turn_says_so_in_the_observation_and_its_last_round_takes_only_text(
     server: LocalLLMServer, llm: dict[str, Any]
 ) -> None:
-    react = {**llm, "features": {"native_tool_calls": False, "tool_grammar": True}}
     call = Text(json.dumps({"name": "lookup_user", "arguments": {"user_id": 42}}))
     server.extend([call, call, Text("User 42 could not be found.")])
-    agent = Agent(instructions="You look up users.", llm=react, tools=[lookup_user])
+    agent = Agent(instructions="You look up users.", llm=react(llm), tools=[lookup_user])
 
     assert agent.chat("Who is user 42?") == "User 42 could not be found."
 
@@ -124,9 +139,7 @@ def test_the_same_result_three_times_running_ends_tool_use(
     answer = run(agent, way, "What time is it in Tokyo?")
 
     assert answer == "It is 14:05 in Tokyo."
-    result = agent.last_result
-    assert result is not None
-    assert result.termination_reason is TerminationReason.COMPLETED
+    result = completed(agent)
     assert [c.result for c in result.tool_calls] == ["14:05"] * MAX_SAME_RESULTS
     assert len(server.requests) == MAX_SAME_RESULTS + 1
     final = server.requests[-1]
@@ -152,18 +165,15 @@ def test_a_call_whose_result_changes_goes_on(server: LocalLLMServer, llm: dict[s
     assert agent.chat("Wait for job 9.") == "Job 9 is done."
 
     assert len(polls) == 5
-    assert len(server.requests) == 6
-    assert all(SAME_RESULT not in str(r.messages) for r in server.requests)
-    assert all(r.body.get("tool_choice") is None for r in server.requests)
+    assert_tool_use_never_ended(server, 6)
 
 
 def test_a_react_turn_that_repeats_a_call_gets_only_text_in_its_last_round(
     server: LocalLLMServer, llm: dict[str, Any]
 ) -> None:
-    react = {**llm, "features": {"native_tool_calls": False, "tool_grammar": True}}
     call = Text(json.dumps({"name": "get_time", "arguments": {"city": "Tokyo"}}))
     server.extend([call] * MAX_SAME_RESULTS + [Text("It is 14:05.")])
-    agent = Agent(instructions="You tell the time.", llm=react, tools=[get_time])
+    agent = Agent(instructions="You tell the time.", llm=react(llm), tools=[get_time])
 
     assert agent.chat("What time is it in Tokyo?") == "It is 14:05."
 
