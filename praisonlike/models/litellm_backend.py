@@ -20,6 +20,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
 from types import ModuleType
@@ -206,13 +207,16 @@ def warmup(*, litellm: bool = True) -> None:
     with _lock:
         if litellm and _warmup_thread is None:
             _warmup_thread = threading.Thread(
-                target=_delayed_load, args=(_turns_begun,), name="praisonlike-warmup", daemon=True
+                target=_warm,
+                args=(_turns_begun, load_litellm),
+                name="praisonlike-warmup",
+                daemon=True,
             )
             _warmup_thread.start()
         elif not litellm and _turn_thread is None and _warmup_thread is None:
             _turn_thread = threading.Thread(
-                target=_delayed_sdk_load,
-                args=(_turns_begun,),
+                target=_warm,
+                args=(_turns_begun, load_openai),
                 name="praisonlike-warmup-turn",
                 daemon=True,
             )
@@ -246,22 +250,12 @@ def turn_begins() -> None:
     _turns_begun += 1
 
 
-def _import_turn_modules(turns: int) -> bool:
-    """After the delay, import :data:`TURN_MODULES`; False (nothing imported)
+def _warm(turns: int, load: Callable[[], ModuleType]) -> None:
+    """After the delay, import :data:`TURN_MODULES` and then ``load()``; nothing
     when a turn began since :func:`warmup` saw ``turns`` begun."""
     time.sleep(WARMUP_DELAY)
     if _turns_begun != turns:
-        return False
+        return
     for name in TURN_MODULES:
         importlib.import_module(name)
-    return True
-
-
-def _delayed_sdk_load(turns: int) -> None:
-    if _import_turn_modules(turns):
-        load_openai()
-
-
-def _delayed_load(turns: int) -> None:
-    if _import_turn_modules(turns):
-        load_litellm()
+    load()

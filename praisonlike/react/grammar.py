@@ -100,7 +100,7 @@ class TurnGrammar:
 
     ``tools`` are the tools a reply may call as text (a ReAct turn's; empty
     otherwise), ``answer_schema`` what a structured answer must match (``None``
-    for a text answer).
+    for a text answer); a turn with neither needs no grammar and makes none.
     """
 
     def __init__(
@@ -129,8 +129,6 @@ class TurnGrammar:
     def _build(self, calls: bool) -> str | None:
         if calls:
             return tool_call_grammar(self._tools, self._answer_schema)
-        if self._answer_schema is None and not self._tools:
-            return None
         return _reply_grammar(self._answer_schema)
 
 

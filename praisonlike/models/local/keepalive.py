@@ -20,7 +20,6 @@ It removes its state file (when it still names it) before the model is freed.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import secrets
 import signal
@@ -32,6 +31,7 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
+from praisonlike._runtime.loggers import get_logger
 from praisonlike.models.local import state_file
 from praisonlike.models.local.server import LlamaCppServer
 from praisonlike.models.local.state_file import ServerState
@@ -144,7 +144,9 @@ def serve(args: argparse.Namespace) -> int:
     try:
         if not stop.is_set():
             state_file.write_state(state)
-            print(json.dumps({"ready": state.base_url, "pid": state.pid}), flush=True)
+            get_logger("praisonlike.local.keepalive").info(
+                "ready at %s, pid %d", state.base_url, state.pid
+            )
             Watcher(state, stop).run()
     finally:
         state_file.remove_state(state.key, state.pid)
@@ -172,7 +174,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The process's entry point; its log (standard output, the model's log file)
+    gets praisonlike's records from INFO on."""
+    import logging
+
     os.umask(0o077)
+    logging.basicConfig(
+        stream=sys.stdout, level=logging.INFO, format="%(asctime)s %(name)s: %(message)s"
+    )
     return serve(_parser().parse_args(argv))
 
 
