@@ -216,9 +216,10 @@ class ContextManager:
         return self.counter.count_message(message), int(oversize)
 
     def _measure_bound(self, message: Message) -> tuple[int, int]:
-        limit = self.config.tool_output_limit
-        oversize = role_of(message) == "tool" and text_length(message) > limit
-        return self.counter.bound_message(message), int(oversize)
+        bound = self.counter.bound_message(message)
+        if message.get("role") != "tool":
+            return bound, 0
+        return bound, int(text_length(message) > self.config.tool_output_limit)
 
     def _fits_by_bound(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> bool:
         """True when the request's upper bound proves it fits (see the class docstring)."""

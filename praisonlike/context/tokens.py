@@ -168,6 +168,9 @@ class TokenCounter:
 
     def bound_message(self, message: Message) -> int:
         """An upper bound of :meth:`count_message`, computed without the encoding (not cached)."""
+        role, content = message.get("role"), message.get("content")
+        if type(role) is str and type(content) is str and len(message) == 2:
+            return MESSAGE_OVERHEAD + self.bound_text(role) + self.bound_text(content)
         return self._count_uncached(message, self.bound_text)
 
     def bound_tools(self, tools: Sequence[dict[str, Any]]) -> int:

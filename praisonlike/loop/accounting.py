@@ -22,8 +22,8 @@ from typing import Any, Literal
 
 from praisonlike.loop.commands import CutShort
 from praisonlike.models.config import ExecutionConfig
-from praisonlike.models.pricing import resolve_price, usage_with_cost
-from praisonlike.models.usage import Usage, UsageTracker
+from praisonlike.models.pricing import cost_of, resolve_price
+from praisonlike.models.usage import RunningUsage, Usage, UsageTracker
 
 CountTokens = Callable[[Sequence[dict[str, Any]], Sequence[dict[str, Any]]], int]
 
@@ -55,14 +55,20 @@ class RunAccounting:
         self._prices = prices
         self._warned: set[str] = set()
         self._limited = execution.max_budget is not None or execution.max_tokens_per_run is not None
-        self.usage = Usage()
+        self._usage = RunningUsage()
 
-    def record(self, model: str, usage: Usage) -> Usage:
-        """Price ``usage`` for ``model``, add it to the run and the tracker; return it priced."""
-        priced = usage_with_cost(model, usage, self._prices)
-        self.usage = self.usage + priced
-        self._tracker.add(model, priced)
-        return priced
+    @property
+    def usage(self) -> Usage:
+        """The run's usage so far, priced."""
+        return self._usage.value
+
+    def record(self, model: str, usage: Usage) -> float | None:
+        """Price ``usage`` for ``model`` and add it to the run and the tracker; return
+        its cost (``None`` when the model's price is unknown)."""
+        cost = cost_of(model, usage, self._prices)
+        self._usage.add(usage, cost)
+        self._tracker.add_priced(model, usage, cost)
+        return cost
 
     def record_cut_short(
         self,
@@ -72,8 +78,8 @@ class RunAccounting:
         messages: Sequence[dict[str, Any]],
         tools: Sequence[dict[str, Any]],
         count: CountTokens,
-    ) -> Usage:
-        """Record a call stopped after its request was sent; return its usage, priced.
+    ) -> None:
+        """Record a call stopped after its request was sent.
 
         The server's usage when it reported one; else an estimate flagged
         ``estimated``: the request's ``messages`` and ``tools`` counted with
@@ -94,7 +100,7 @@ class RunAccounting:
                 total_tokens=prompt + completion,
                 estimated=True,
             )
-        return self.record(model, usage)
+        self.record(model, usage)
 
     @property
     def has_limits(self) -> bool:

@@ -110,7 +110,7 @@ class RoundBase:
 
     def _answered(self, reply: ModelReply, iteration: int, purpose: str) -> Steps:
         spec = self.spec
-        priced = spec.accounting.record(reply.model, reply.usage)
+        cost = spec.accounting.record(reply.model, reply.usage)
         if self._emits:
             yield LLMResponse(
                 run_id=spec.run_id,
@@ -118,7 +118,7 @@ class RoundBase:
                 model=reply.model,
                 content=reply.content,
                 tool_call_count=len(reply.tool_calls),
-                usage=priced,
+                usage=reply.usage.with_cost(cost),
                 latency=reply.latency,
                 purpose=purpose,
             )

@@ -13,7 +13,7 @@ or batch / priority discounts.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,14 +128,16 @@ def usage_from_response(raw_usage: Any) -> Usage:
     prompt, completion, total, prompt_details, completion_details, written = _fields(
         raw_usage, _USAGE_FIELDS
     )
-    prompt, completion, total = _counts(prompt, completion, total)
-    details_written = _field(prompt_details, "cache_creation_tokens")
-    if details_written is not None:
-        written = details_written
-    cached, written, reasoning = _counts(
-        _field(prompt_details, "cached_tokens"),
-        written,
-        _field(completion_details, "reasoning_tokens"),
+    cached = reasoning = None
+    if prompt_details is not None:
+        cached = _field(prompt_details, "cached_tokens")
+        details_written = _field(prompt_details, "cache_creation_tokens")
+        if details_written is not None:
+            written = details_written
+    if completion_details is not None:
+        reasoning = _field(completion_details, "reasoning_tokens")
+    prompt, completion, total, cached, written, reasoning = _counts(
+        prompt, completion, total, cached, written, reasoning
     )
     return Usage(
         requests=1,
@@ -260,15 +262,15 @@ def _fields(source: Any, names: tuple[str, ...]) -> list[Any]:
     return values
 
 
-def _counts(*values: Any) -> list[int]:
+def _counts(*values: Any) -> Sequence[int]:
     """:func:`_count` of each value; a plain non-negative int passes as it is, None is 0."""
-    return [
-        v if type(v) is int and v >= 0 else 0 if v is None else _count(v) for v in values
-    ]
+    if all(type(v) is int and v >= 0 for v in values):
+        return values
+    return [_count(v) for v in values]
 
 
 def _count(value: Any) -> int:
-    if isinstance(value, bool):
+    if value is None or isinstance(value, bool):
         return 0
     if isinstance(value, int):
         return max(value, 0)

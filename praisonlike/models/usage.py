@@ -10,7 +10,7 @@ reported its usage: its tokens are estimated and ``estimated`` is True.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 
@@ -82,33 +82,137 @@ class Usage:
 _NOTHING = Usage()
 
 
+Priced = tuple[Usage, "float | None"]
+"""A usage and the cost it is counted at."""
+
+_PENDING_LIMIT = 256
+"""Usages a :class:`RunningUsage` keeps unsummed at most."""
+
+_TRACKER_PENDING = 16
+"""Usages a :class:`UsageTracker` keeps unsummed at most (it may live as long as the
+process: what it holds stays small)."""
+
+
+def _folded(start: Usage, added: Iterable[Priced]) -> Usage:
+    """``start`` plus each usage at its cost, in order: the same as adding
+    ``usage.with_cost(cost)`` one by one with ``+``."""
+    requests, prompt, completion = start.requests, start.prompt_tokens, start.completion_tokens
+    total, cached, written = start.total_tokens, start.cached_tokens, start.cache_write_tokens
+    reasoning, cost = start.reasoning_tokens, start.cost
+    complete, estimated = start.cost_complete, start.estimated
+    for usage, usage_cost in added:
+        complete = (
+            complete
+            and usage.cost_complete
+            and (requests == 0 or cost is not None)
+            and (usage.requests == 0 or usage_cost is not None)
+        )
+        if cost is not None or usage_cost is not None:
+            cost = (cost or 0.0) + (usage_cost or 0.0)
+        requests += usage.requests
+        prompt += usage.prompt_tokens
+        completion += usage.completion_tokens
+        total += usage.total_tokens
+        cached += usage.cached_tokens
+        written += usage.cache_write_tokens
+        reasoning += usage.reasoning_tokens
+        estimated = estimated or usage.estimated
+    return Usage(
+        requests=requests,
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=total,
+        cached_tokens=cached,
+        cache_write_tokens=written,
+        reasoning_tokens=reasoning,
+        cost=cost,
+        cost_complete=complete,
+        estimated=estimated,
+    )
+
+
+class RunningUsage:
+    """A sum of usages, each counted at a cost given with it.
+
+    ``add`` only notes the usage; :attr:`value` sums what was added since it
+    was last read (:func:`_folded`), so a run that reads its total once pays
+    for one sum, not one per call. Not thread-safe on its own.
+    """
+
+    __slots__ = ("_pending", "_value")
+
+    def __init__(self) -> None:
+        self._pending: list[Priced] = []
+        self._value = _NOTHING
+
+    def add(self, usage: Usage, cost: float | None) -> None:
+        """Count ``usage`` at ``cost`` (whatever its own ``cost`` says)."""
+        self._pending.append((usage, cost))
+        if len(self._pending) >= _PENDING_LIMIT:
+            self._settle()
+
+    @property
+    def value(self) -> Usage:
+        """The sum so far (``Usage()`` before any ``add``)."""
+        if self._pending:
+            self._settle()
+        return self._value
+
+    def _settle(self) -> None:
+        self._value = _folded(self._value, self._pending)
+        self._pending = []
+
+
 class UsageTracker:
     """Accumulates usage per model under a lock; safe from any thread or task.
 
     Several agents may share one tracker (``Agent(usage_tracker=...)``); totals
-    stay exact under concurrent updates.
+    stay exact under concurrent updates. An added usage is summed in when the
+    totals are read, or once a few are waiting, so a turn that nobody reads the
+    totals of pays for no sums.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._total = Usage()
+        self._pending: list[tuple[str, Usage, float | None]] = []
+        self._total = _NOTHING
         self._by_model: dict[str, Usage] = {}
 
     def add(self, model: str, usage: Usage) -> None:
+        """Add ``usage`` (counted at its own ``cost``) to ``model`` and the total."""
+        self.add_priced(model, usage, usage.cost)
+
+    def add_priced(self, model: str, usage: Usage, cost: float | None) -> None:
+        """Add ``usage`` counted at ``cost`` (whatever its own ``cost`` says)."""
         with self._lock:
-            self._total = self._total + usage
-            self._by_model[model] = self._by_model.get(model, _NOTHING) + usage
+            self._pending.append((model, usage, cost))
+            if len(self._pending) >= _TRACKER_PENDING:
+                self._settle()
 
     @property
     def total(self) -> Usage:
-        return self._total
+        with self._lock:
+            self._settle()
+            return self._total
 
     @property
     def by_model(self) -> Mapping[str, Usage]:
         with self._lock:
+            self._settle()
             return dict(self._by_model)
 
     def reset(self) -> None:
         with self._lock:
-            self._total = Usage()
+            self._pending = []
+            self._total = _NOTHING
             self._by_model = {}
+
+    def _settle(self) -> None:
+        pending = self._pending
+        if not pending:
+            return
+        self._pending = []
+        self._total = _folded(self._total, [(usage, cost) for _, usage, cost in pending])
+        for model in dict.fromkeys(model for model, _, _ in pending):
+            added = [(usage, cost) for name, usage, cost in pending if name == model]
+            self._by_model[model] = _folded(self._by_model.get(model, _NOTHING), added)

@@ -246,3 +246,36 @@ def test_8_threads_on_one_agent(server: LocalLLMServer) -> None:
         assert user["role"] == "user"
         assert call["tool_calls"][0]["id"] == tool["tool_call_id"]
         assert answer == {"role": "assistant", "content": f"echo {user['content']}"}
+
+
+def test_a_tracker_sums_each_usage_as_the_plus_operator_does() -> None:
+    from praisonlike.models.usage import Usage
+
+    added = [
+        Usage(
+            requests=n % 3,
+            prompt_tokens=10 * n,
+            completion_tokens=n,
+            total_tokens=11 * n,
+            cached_tokens=n // 2,
+            cache_write_tokens=n // 3,
+            reasoning_tokens=n // 4,
+            cost=None if n % 7 == 3 else n / 1000,
+            cost_complete=n % 11 != 5,
+            estimated=n == 400,
+        )
+        for n in range(600)  # past what a tracker keeps unsummed
+    ]
+    tracker = UsageTracker()
+    expected = {"a": Usage(), "b": Usage()}
+    total = Usage()
+    for n, usage in enumerate(added):
+        model = "a" if n % 2 else "b"
+        tracker.add(model, usage)
+        expected[model] = expected[model] + usage
+        total = total + usage
+        if n in (0, 299):  # a read in the middle changes nothing
+            assert tracker.total == total
+    assert tracker.total == total
+    assert dict(tracker.by_model) == expected
+    assert not total.cost_complete and total.estimated and total.cost is not None
