@@ -85,12 +85,8 @@ _NOTHING = Usage()
 Priced = tuple[Usage, "float | None"]
 """A usage and the cost it is counted at."""
 
-_PENDING_LIMIT = 256
-"""Usages a :class:`RunningUsage` keeps unsummed at most."""
-
-_TRACKER_PENDING = 16
-"""Usages a :class:`UsageTracker` keeps unsummed at most (it may live as long as the
-process: what it holds stays small)."""
+_TRACKER_PENDING = 8
+"""Usages each sum of a :class:`UsageTracker` keeps unsummed at most."""
 
 
 def _folded(start: Usage, added: Iterable[Priced]) -> Usage:
@@ -135,20 +131,22 @@ class RunningUsage:
     """A sum of usages, each counted at a cost given with it.
 
     ``add`` only notes the usage; :attr:`value` sums what was added since it
-    was last read (:func:`_folded`), so a run that reads its total once pays
-    for one sum, not one per call. Not thread-safe on its own.
+    was last read (:func:`_folded`), or ``add`` does once ``limit`` usages wait,
+    so a run that reads its total once pays for one sum, not one per call.
+    Not thread-safe on its own.
     """
 
-    __slots__ = ("_pending", "_value")
+    __slots__ = ("_limit", "_pending", "_value")
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = 256) -> None:
+        self._limit = limit
         self._pending: list[Priced] = []
         self._value = _NOTHING
 
     def add(self, usage: Usage, cost: float | None) -> None:
         """Count ``usage`` at ``cost`` (whatever its own ``cost`` says)."""
         self._pending.append((usage, cost))
-        if len(self._pending) >= _PENDING_LIMIT:
+        if len(self._pending) >= self._limit:
             self._settle()
 
     @property
@@ -167,16 +165,14 @@ class UsageTracker:
     """Accumulates usage per model under a lock; safe from any thread or task.
 
     Several agents may share one tracker (``Agent(usage_tracker=...)``); totals
-    stay exact under concurrent updates. An added usage is summed in when the
-    totals are read, or once a few are waiting, so a turn that nobody reads the
-    totals of pays for no sums.
+    stay exact under concurrent updates. It may live as long as the process,
+    so it keeps only a few usages unsummed (:data:`_TRACKER_PENDING`).
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._pending: list[tuple[str, Usage, float | None]] = []
-        self._total = _NOTHING
-        self._by_model: dict[str, Usage] = {}
+        self._total = RunningUsage(_TRACKER_PENDING)
+        self._by_model: dict[str, RunningUsage] = {}
 
     def add(self, model: str, usage: Usage) -> None:
         """Add ``usage`` (counted at its own ``cost``) to ``model`` and the total."""
@@ -185,34 +181,23 @@ class UsageTracker:
     def add_priced(self, model: str, usage: Usage, cost: float | None) -> None:
         """Add ``usage`` counted at ``cost`` (whatever its own ``cost`` says)."""
         with self._lock:
-            self._pending.append((model, usage, cost))
-            if len(self._pending) >= _TRACKER_PENDING:
-                self._settle()
+            self._total.add(usage, cost)
+            running = self._by_model.get(model)
+            if running is None:
+                running = self._by_model[model] = RunningUsage(_TRACKER_PENDING)
+            running.add(usage, cost)
 
     @property
     def total(self) -> Usage:
         with self._lock:
-            self._settle()
-            return self._total
+            return self._total.value
 
     @property
     def by_model(self) -> Mapping[str, Usage]:
         with self._lock:
-            self._settle()
-            return dict(self._by_model)
+            return {model: running.value for model, running in self._by_model.items()}
 
     def reset(self) -> None:
         with self._lock:
-            self._pending = []
-            self._total = _NOTHING
+            self._total = RunningUsage(_TRACKER_PENDING)
             self._by_model = {}
-
-    def _settle(self) -> None:
-        pending = self._pending
-        if not pending:
-            return
-        self._pending = []
-        self._total = _folded(self._total, [(usage, cost) for _, usage, cost in pending])
-        for model in dict.fromkeys(model for model, _, _ in pending):
-            added = [(usage, cost) for name, usage, cost in pending if name == model]
-            self._by_model[model] = _folded(self._by_model.get(model, _NOTHING), added)
