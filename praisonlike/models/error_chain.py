@@ -9,6 +9,7 @@ words for a socket failure. None of them raises.
 from __future__ import annotations
 
 import errno
+import socket
 from typing import Any
 
 from praisonlike.models.network_guard import endpoint_label, is_loopback_url
@@ -74,9 +75,28 @@ def refused_on_this_machine(exc: BaseException) -> bool:
     return refused and is_loopback_url(request_endpoint(exc))
 
 
+_NO_SUCH_NAME = frozenset(
+    code
+    for code in (getattr(socket, "EAI_NONAME", None), getattr(socket, "EAI_NODATA", None))
+    if code is not None
+)
+"""``getaddrinfo`` errors that say the host name has no address (not a failure to reach
+the name server, ``EAI_AGAIN``, which may pass)."""
+
+
+def name_not_found(exc: BaseException) -> bool:
+    """Whether the chain holds a host name that does not resolve (``Name or service not
+    known``): a misspelt host, or a machine without name service."""
+    return any(
+        isinstance(inner, socket.gaierror) and inner.errno in _NO_SUCH_NAME
+        for inner in exception_chain(exc)
+    )
+
+
 __all__ = [
     "MAX_CHAIN",
     "exception_chain",
+    "name_not_found",
     "refused_on_this_machine",
     "request_endpoint",
     "safe_attr",

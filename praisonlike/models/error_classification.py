@@ -19,10 +19,11 @@ help, and whether a fallback model is worth trying. The stages, first match wins
 6. the explicit cause (``raise ... from``), then ``unknown``.
 
 A ``bad_request`` or ``service_unavailable`` verdict from stages 2-3 is refined by
-the message (a 400 that says "maximum context length" is a context error). Two
+the message (a 400 that says "maximum context length" is a context error). Three
 verdicts are not retryable although their kind is: a 429 that says the quota is
-used up, and a connection refused by a loopback endpoint (no server listens there;
-waiting will not start one, so the next fallback model is tried at once). The
+used up, a connection refused by a loopback endpoint (no server listens there;
+waiting will not start one, so the next fallback model is tried at once), and a
+host name that does not resolve (a misspelt host, or no name service). The
 tables each stage consults are in :mod:`praisonlike.models.error_rules`.
 
 :func:`to_llm_error` names the endpoint the failed request went to (from the
@@ -42,6 +43,7 @@ from praisonlike import errors
 from praisonlike.models import litellm_backend
 from praisonlike.models.error_chain import (
     exception_chain,
+    name_not_found,
     refused_on_this_machine,
     request_endpoint,
     safe_attr,
@@ -213,7 +215,7 @@ def _verdict(
     retry_after = _retry_after(exc)
     if kind is ErrorKind.RATE_LIMIT and retry_after is None and EXHAUSTED_QUOTA.search(raw):
         retryable = False
-    if kind is ErrorKind.CONNECTION and refused_on_this_machine(exc):
+    if kind is ErrorKind.CONNECTION and (refused_on_this_machine(exc) or name_not_found(exc)):
         retryable = False
     return ErrorClass(
         kind=kind,

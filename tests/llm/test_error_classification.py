@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 from types import ModuleType
@@ -694,4 +695,58 @@ def test_a_reset_connection_on_this_machine_is_still_retried() -> None:
             ) from reset
     except httpx.ReadError as exc:
         verdict = classify_llm_error(exc)
+    assert (verdict.kind, verdict.retryable) == (K.CONNECTION, True)
+
+
+def unresolved_host(litellm: ModuleType | None, code: int, words: str) -> BaseException:
+    """The chain a request to a host name that does not resolve raises: the socket's
+    ``gaierror`` under httpx's ``ConnectError``, under LiteLLM's error when given (else
+    under the openai SDK's, as on the direct transport)."""
+    import openai
+
+    url = "http://no-such-host.invalid:8000/v1/chat/completions"
+    request = httpx.Request("POST", url)
+    try:
+        try:
+            try:
+                raise socket.gaierror(code, words)
+            except socket.gaierror as lookup:
+                raise httpx.ConnectError(f"[Errno {code}] {words}", request=request) from lookup
+        except httpx.ConnectError as transport:
+            if litellm is None:
+                raise openai.APIConnectionError(request=request) from transport
+            raise litellm.InternalServerError(
+                "InternalServerError: OpenAIException - Connection error.",
+                model="openai/x",
+                llm_provider="openai",
+            ) from transport
+    except Exception as exc:
+        return exc
+    raise AssertionError("unreachable")
+
+
+@pytest.mark.parametrize("through_litellm", [True, False], ids=["litellm", "openai SDK"])
+def test_a_host_name_that_does_not_resolve_is_not_retried(
+    litellm: ModuleType, through_litellm: bool
+) -> None:
+    failure = unresolved_host(
+        litellm if through_litellm else None, socket.EAI_NONAME, "Name or service not known"
+    )
+    verdict = classify_llm_error(failure)
+    assert (verdict.kind, verdict.retryable, verdict.should_fallback_model) == (
+        K.CONNECTION,
+        False,
+        True,
+    )
+    error = to_llm_error(failure, model="openai/x")
+    assert "could not reach http://no-such-host.invalid:8000 (Name or service not known)" in str(
+        error
+    )
+
+
+def test_a_name_server_that_does_not_answer_is_retried(litellm: ModuleType) -> None:
+    failure = unresolved_host(
+        litellm, socket.EAI_AGAIN, "Temporary failure in name resolution"
+    )
+    verdict = classify_llm_error(failure)
     assert (verdict.kind, verdict.retryable) == (K.CONNECTION, True)
