@@ -1,4 +1,4 @@
-"""Token usage and cost: one value type, one thread-safe accumulator.
+"""Token usage and cost: one value type, a running sum of it, and a thread-safe tracker.
 
 A cost of ``None`` means "unknown" (the model has no known price), never 0.
 Adding a known cost to an unknown one keeps the known part and records that
@@ -82,7 +82,7 @@ class Usage:
 _NOTHING = Usage()
 
 
-Priced = tuple[Usage, "float | None"]
+Priced = tuple[Usage, float | None]
 """A usage and the cost it is counted at."""
 
 _TRACKER_PENDING = 8
