@@ -106,13 +106,6 @@ def _or(rate: float | None, default: float) -> float:
     return default if rate is None else rate
 
 
-def usage_with_cost(
-    model: str, usage: Usage, overrides: Mapping[str, Mapping[str, float]] | None = None
-) -> Usage:
-    """A copy of ``usage`` whose ``cost`` is :func:`cost_of` (``None`` when unknown)."""
-    return usage.with_cost(cost_of(model, usage, overrides))
-
-
 def usage_from_response(raw_usage: Any) -> Usage:
     """The :class:`Usage` of one request, from an OpenAI/LiteLLM usage object or dict.
 
@@ -123,7 +116,7 @@ def usage_from_response(raw_usage: Any) -> Usage:
     ``completion_tokens_details.reasoning_tokens``. Missing, negative or
     non-integer counts count as 0; a missing ``total_tokens`` is the sum of prompt
     and completion tokens. ``None`` gives a request with no tokens. The cost is
-    left unknown (``None``); see :func:`usage_with_cost`.
+    left unknown (``None``); see :func:`cost_of`.
     """
     prompt, completion, total, prompt_details, completion_details, written = _fields(
         raw_usage, _USAGE_FIELDS
@@ -279,4 +272,4 @@ def _count(value: Any) -> int:
     return 0
 
 
-__all__ = ["ModelPrice", "cost_of", "resolve_price", "usage_from_response", "usage_with_cost"]
+__all__ = ["ModelPrice", "cost_of", "resolve_price", "usage_from_response"]

@@ -18,7 +18,6 @@ from praisonlike.models.pricing import (
     cost_of,
     resolve_price,
     usage_from_response,
-    usage_with_cost,
 )
 from praisonlike.models.usage import Usage
 
@@ -172,14 +171,14 @@ def test_invalid_override_is_a_configuration_error(override: dict[str, Any]) -> 
 # -- cost on Usage ---------------------------------------------------------------------
 
 
-def test_usage_with_cost_sets_only_the_cost() -> None:
+def test_with_cost_of_a_usage_sets_only_the_cost() -> None:
     base = usage(1000, 100)
-    priced = usage_with_cost("m", base, {"m": {"input": 1.0, "output": 10.0}})
+    priced = base.with_cost(cost_of("m", base, {"m": {"input": 1.0, "output": 10.0}}))
     assert priced.cost == pytest.approx(0.001 + 0.001)
     assert dataclasses.replace(priced, cost=None) == base
 
 
-def test_usage_with_cost_keeps_every_other_field() -> None:
+def test_with_cost_keeps_every_other_field() -> None:
     """Every field of Usage, each set away from its default, survives pricing."""
     unusual: dict[str, object] = {}
     for field in dataclasses.fields(Usage):
@@ -194,8 +193,9 @@ def test_usage_with_cost_keeps_every_other_field() -> None:
 
 
 def test_unknown_cost_stays_unknown_through_addition() -> None:
-    known = usage_with_cost("gpt-4o-mini", usage(100, 10))
-    unknown = usage_with_cost(UNKNOWN_MODEL, usage(100, 10))
+    base = usage(100, 10)
+    known = base.with_cost(cost_of("gpt-4o-mini", base))
+    unknown = base.with_cost(cost_of(UNKNOWN_MODEL, base))
     assert known.cost is not None and known.cost > 0
     assert unknown.cost is None
 
