@@ -559,17 +559,24 @@ def test_a_praisonlike_error_keeps_its_class_and_details() -> None:
     assert error.missing_variables == ("OPENAI_API_KEY",)
 
 
-def connection_failure(litellm: ModuleType, url: str) -> BaseException:
-    """The chain LiteLLM raises when nothing listens at ``url``."""
+def failed_connection(cause: OSError, url: str, litellm: ModuleType | None) -> BaseException:
+    """The chain a request to ``url`` raises when its socket fails with ``cause``: under
+    httpx's ``ConnectError``, under LiteLLM's error when given (else under the openai
+    SDK's, as on the direct transport)."""
+    import openai
+
+    request = httpx.Request("POST", url)
     try:
         try:
             try:
-                raise ConnectionRefusedError(111, "Connection refused")
-            except ConnectionRefusedError as refused:
+                raise cause
+            except OSError as socket_error:
                 raise httpx.ConnectError(
-                    "[Errno 111] Connection refused", request=httpx.Request("POST", url)
-                ) from refused
+                    f"[Errno {cause.errno}] {cause.strerror}", request=request
+                ) from socket_error
         except httpx.ConnectError as transport:
+            if litellm is None:
+                raise openai.APIConnectionError(request=request) from transport
             raise litellm.InternalServerError(
                 "InternalServerError: OpenAIException - Connection error.",
                 model="openai/x",
@@ -578,6 +585,11 @@ def connection_failure(litellm: ModuleType, url: str) -> BaseException:
     except Exception as exc:
         return exc
     raise AssertionError("unreachable")
+
+
+def connection_failure(litellm: ModuleType, url: str) -> BaseException:
+    """The chain LiteLLM raises when nothing listens at ``url``."""
+    return failed_connection(ConnectionRefusedError(111, "Connection refused"), url, litellm)
 
 
 def test_a_connection_error_names_the_endpoint_without_secrets(litellm: ModuleType) -> None:
@@ -699,30 +711,9 @@ def test_a_reset_connection_on_this_machine_is_still_retried() -> None:
 
 
 def unresolved_host(litellm: ModuleType | None, code: int, words: str) -> BaseException:
-    """The chain a request to a host name that does not resolve raises: the socket's
-    ``gaierror`` under httpx's ``ConnectError``, under LiteLLM's error when given (else
-    under the openai SDK's, as on the direct transport)."""
-    import openai
-
+    """The chain a request to a host name that does not resolve raises."""
     url = "http://no-such-host.invalid:8000/v1/chat/completions"
-    request = httpx.Request("POST", url)
-    try:
-        try:
-            try:
-                raise socket.gaierror(code, words)
-            except socket.gaierror as lookup:
-                raise httpx.ConnectError(f"[Errno {code}] {words}", request=request) from lookup
-        except httpx.ConnectError as transport:
-            if litellm is None:
-                raise openai.APIConnectionError(request=request) from transport
-            raise litellm.InternalServerError(
-                "InternalServerError: OpenAIException - Connection error.",
-                model="openai/x",
-                llm_provider="openai",
-            ) from transport
-    except Exception as exc:
-        return exc
-    raise AssertionError("unreachable")
+    return failed_connection(socket.gaierror(code, words), url, litellm)
 
 
 @pytest.mark.parametrize("through_litellm", [True, False], ids=["litellm", "openai SDK"])
