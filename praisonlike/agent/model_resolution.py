@@ -30,6 +30,16 @@ def resolve_llm(config: LLMConfig | None) -> LLMConfig:
     return with_local_defaults(config, litellm_model, api_base)
 
 
+def still_served(configured: LLMConfig | None, resolved: LLMConfig) -> bool:
+    """False when ``resolved`` points at the warm server of a ``local`` model whose
+    process has ended since it was resolved (resolving again starts a new one)."""
+    if configured is None or not is_local_model(configured.model) or not resolved.api_base:
+        return True
+    from praisonlike.models.local.warm_server import endpoint_ended
+
+    return not endpoint_ended(resolved.api_base)
+
+
 def named_llm(configured: LLMConfig | None, entry: str | LLMConfig) -> LLMConfig:
     """The configuration a model named next to ``configured`` (the agent's own
     ``llm``, ``None`` when it comes from the environment) is called with, resolved.
@@ -68,8 +78,9 @@ class AgentModels:
 
     The agent's own model is resolved once (default chosen, local server
     started) at the first turn and kept while the configuration names the same
-    model; :attr:`override` (set by ``agent.override(model=...)``), when not
-    ``None``, is the only model turns call.
+    model, and, for a ``local`` model, while its warm server runs: a turn after
+    the server was stopped or died starts a new one. :attr:`override` (set by
+    ``agent.override(model=...)``), when not ``None``, is the only model turns call.
     """
 
     def __init__(self) -> None:
@@ -85,7 +96,7 @@ class AgentModels:
         if self.override is not None:
             return self.override
         cached = self._resolved
-        if cached is not None and cached[0] is configured:
+        if cached is not None and cached[0] is configured and still_served(*cached):
             return cached[1]
         resolved = resolve_llm(configured)
         self._resolved = (configured, resolved)

@@ -168,3 +168,39 @@ def test_a_stale_state_file_is_replaced_and_an_idle_server_leaves(state_folder: 
     while (state_folder / f"{KEY}.json").exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not (state_folder / f"{KEY}.json").exists()
+
+
+AGENT_CLIENT = """
+import json
+from praisonlike import Agent
+from praisonlike.models.local.state_file import all_states
+from praisonlike.models.local.warm_server import stop_servers
+
+agent = Agent(instructions="Answer in a few words.", llm="local")
+first = agent.chat("What is the capital of France?")
+(before,) = all_states()
+stop_servers()  # as `praisonlike local stop` in another terminal
+second = agent.chat("What is the capital of Italy?")
+(after,) = all_states()
+print(json.dumps({"answers": [first, second], "pids": [before.pid, after.pid]}))
+"""
+
+
+def test_an_agent_whose_warm_server_was_stopped_starts_a_new_one_at_its_next_turn(
+    state_folder: Path,
+) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-c", AGENT_CLIENT],
+        env={**environment(state_folder), "PRAISONLIKE_ALLOW_MODEL_REQUESTS": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    result = client_result(process)
+    first, second = result["answers"]
+    assert "Paris" in first
+    assert "Rome" in second
+    before, after = result["pids"]
+    assert before != after
+    assert not pid_alive(before) and pid_alive(after)
+    assert state_on_disk(state_folder)["pid"] == after

@@ -134,6 +134,18 @@ def endpoint_token(api_base: str) -> str | None:
     return state.token if state is not None else None
 
 
+def endpoint_ended(api_base: str) -> bool:
+    """True when ``api_base`` is a warm server this process found and its process has
+    ended since (stopped with ``praisonlike local stop``, crashed, killed): a new
+    :func:`warm_endpoint` call starts another."""
+    with _lock:
+        state = _endpoints.get(api_base.rstrip("/"))
+    if state is None:
+        return False
+    alive = state_file.pid_alive(state.pid)
+    return not alive or state_file.is_server_process(state.pid, state.sha256) is False
+
+
 def endpoint_aliases() -> frozenset[str]:
     """The model aliases of the warm servers this process found."""
     with _lock:
