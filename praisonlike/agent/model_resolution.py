@@ -10,6 +10,7 @@ only ever goes to its own provider.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 from praisonlike.agent.default_model import default_model
@@ -30,14 +31,13 @@ def resolve_llm(config: LLMConfig | None) -> LLMConfig:
     return with_local_defaults(config, litellm_model, api_base)
 
 
-def still_served(configured: LLMConfig | None, resolved: LLMConfig) -> bool:
-    """False when ``resolved`` points at the warm server of a ``local`` model whose
-    process has ended since it was resolved (resolving again starts a new one)."""
-    if configured is None or not is_local_model(configured.model) or not resolved.api_base:
+def still_served(resolved: LLMConfig) -> bool:
+    """False when ``resolved`` points at a warm local model server this process found
+    and whose process has ended since (resolving again starts a new one)."""
+    warm = sys.modules.get("praisonlike.models.local.warm_server")
+    if warm is None or not resolved.api_base:  # no warm server was ever found here
         return True
-    from praisonlike.models.local.warm_server import endpoint_ended
-
-    return not endpoint_ended(resolved.api_base)
+    return not warm.endpoint_ended(resolved.api_base)
 
 
 def named_llm(configured: LLMConfig | None, entry: str | LLMConfig) -> LLMConfig:
@@ -96,7 +96,7 @@ class AgentModels:
         if self.override is not None:
             return self.override
         cached = self._resolved
-        if cached is not None and cached[0] is configured and still_served(*cached):
+        if cached is not None and cached[0] is configured and still_served(cached[1]):
             return cached[1]
         resolved = resolve_llm(configured)
         self._resolved = (configured, resolved)

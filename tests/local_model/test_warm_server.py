@@ -171,12 +171,13 @@ def test_a_stale_state_file_is_replaced_and_an_idle_server_leaves(state_folder: 
 
 
 AGENT_CLIENT = """
-import json
+import json, sys
 from praisonlike import Agent
 from praisonlike.models.local.state_file import all_states
 from praisonlike.models.local.warm_server import stop_servers
 
-agent = Agent(instructions="Answer in a few words.", llm="local")
+llm = sys.argv[1] or None  # None: the default model, PRAISONLIKE_MODEL=local
+agent = Agent(instructions="Answer in a few words.", llm=llm)
 first = agent.chat("What is the capital of France?")
 (before,) = all_states()
 stop_servers()  # as `praisonlike local stop` in another terminal
@@ -186,12 +187,17 @@ print(json.dumps({"answers": [first, second], "pids": [before.pid, after.pid]}))
 """
 
 
+@pytest.mark.parametrize("llm", ["local", ""], ids=["llm=local", "default model"])
 def test_an_agent_whose_warm_server_was_stopped_starts_a_new_one_at_its_next_turn(
-    state_folder: Path,
+    state_folder: Path, llm: str
 ) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-c", AGENT_CLIENT],
-        env={**environment(state_folder), "PRAISONLIKE_ALLOW_MODEL_REQUESTS": "1"},
+        [sys.executable, "-c", AGENT_CLIENT, llm],
+        env={
+            **environment(state_folder),
+            "PRAISONLIKE_ALLOW_MODEL_REQUESTS": "1",
+            "PRAISONLIKE_MODEL": "local",
+        },
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
