@@ -211,15 +211,16 @@ class ContextManager:
         self.counter.trim(keep_counts)
 
     def _measure(self, message: Message) -> tuple[int, int]:
-        limit = self.config.tool_output_limit
-        oversize = role_of(message) == "tool" and text_length(message) > limit
-        return self.counter.count_message(message), int(oversize)
+        return self.counter.count_message(message), self._oversize(message)
 
     def _measure_bound(self, message: Message) -> tuple[int, int]:
-        bound = self.counter.bound_message(message)
-        if message.get("role") != "tool":
-            return bound, 0
-        return bound, int(text_length(message) > self.config.tool_output_limit)
+        return self.counter.bound_message(message), self._oversize(message)
+
+    def _oversize(self, message: Message) -> int:
+        """1 for a tool result longer than ``tool_output_limit``, else 0."""
+        if role_of(message) != "tool":
+            return 0
+        return int(text_length(message) > self.config.tool_output_limit)
 
     def _fits_by_bound(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> bool:
         """True when the request's upper bound proves it fits (see the class docstring)."""

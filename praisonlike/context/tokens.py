@@ -168,9 +168,6 @@ class TokenCounter:
 
     def bound_message(self, message: Message) -> int:
         """An upper bound of :meth:`count_message`, computed without the encoding (not cached)."""
-        role, content = message.get("role"), message.get("content")
-        if type(role) is str and type(content) is str and len(message) == 2:
-            return MESSAGE_OVERHEAD + self.bound_text(role) + self.bound_text(content)
         return self._count_uncached(message, self.bound_text)
 
     def bound_tools(self, tools: Sequence[dict[str, Any]]) -> int:
@@ -231,8 +228,11 @@ class TokenCounter:
 
     def _count_uncached(self, message: Message, text: Callable[[str], int]) -> int:
         """The message's tokens, each of its texts measured by ``text`` (a count or a bound)."""
-        tokens = MESSAGE_OVERHEAD + self._count_role(str(message.get("role") or ""), text)
-        tokens += self._count_content(message.get("content"), text)
+        role, content = message.get("role"), message.get("content")
+        if type(role) is str and type(content) is str and len(message) == 2:  # plain text
+            return MESSAGE_OVERHEAD + self._count_role(role, text) + text(content)
+        tokens = MESSAGE_OVERHEAD + self._count_role(str(role or ""), text)
+        tokens += self._count_content(content, text)
         name = message.get("name")
         if isinstance(name, str) and name:
             tokens += NAME_OVERHEAD + text(name)

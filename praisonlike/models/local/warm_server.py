@@ -140,10 +140,7 @@ def endpoint_ended(api_base: str) -> bool:
     :func:`warm_endpoint` call starts another."""
     with _lock:
         state = _endpoints.get(api_base.rstrip("/"))
-    if state is None:
-        return False
-    alive = state_file.pid_alive(state.pid)
-    return not alive or state_file.is_server_process(state.pid, state.sha256) is False
+    return state is not None and not _running(state)
 
 
 def endpoint_aliases() -> frozenset[str]:
@@ -215,9 +212,7 @@ atexit.register(_drop_leases)
 def _answers(state: ServerState, alias: str) -> bool:
     """``state``'s process is alive, runs the server for its hash, and serves
     ``alias`` with the token."""
-    if state.alias != alias or not state_file.pid_alive(state.pid):
-        return False
-    if state_file.is_server_process(state.pid, state.sha256) is False:
+    if state.alias != alias or not _running(state):
         return False
     request = urllib.request.Request(
         f"{state.base_url}/v1/models", headers={"Authorization": f"Bearer {state.token}"}
@@ -229,6 +224,14 @@ def _answers(state: ServerState, alias: str) -> bool:
         return False
     served = {entry.get("id") for entry in body.get("data", []) if isinstance(entry, dict)}
     return alias in served
+
+
+def _running(state: ServerState) -> bool:
+    """``state``'s process is alive and (where that can be told) the keepalive server
+    for its model's hash, not another process that took the pid since."""
+    return state_file.pid_alive(state.pid) and (
+        state_file.is_server_process(state.pid, state.sha256) is not False
+    )
 
 
 def _terminate(state: ServerState) -> bool:
