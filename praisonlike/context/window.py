@@ -7,6 +7,7 @@ import threading
 import warnings
 
 from praisonlike.context.config import ContextConfig
+from praisonlike.models.preflight import routable
 
 DEFAULT_CONTEXT_WINDOW = 8192
 
@@ -24,7 +25,8 @@ def context_window(model: str, config: ContextConfig) -> int:
     ``config.max_context_tokens`` when set; else the ``max_input_tokens`` of
     LiteLLM's local model map (looked up with and without provider prefixes);
     else :data:`DEFAULT_CONTEXT_WINDOW`, with one
-    :class:`ContextWindowUnknownWarning` per model per process.
+    :class:`ContextWindowUnknownWarning` per model per process; none for a name
+    LiteLLM cannot route (its first call raises ``UnknownModelError`` instead).
     """
     if config.max_context_tokens is not None:
         return config.max_context_tokens
@@ -34,7 +36,7 @@ def context_window(model: str, config: ContextConfig) -> int:
     with _warned_lock:
         first = model not in _warned
         _warned.add(model)
-    if first:
+    if first and routable(model):
         warnings.warn(
             f"context window of model {model!r} is unknown; assuming {DEFAULT_CONTEXT_WINDOW} "
             "tokens (set ContextConfig.max_context_tokens to override)",

@@ -116,6 +116,19 @@ def check_model(llm: LLMConfig) -> None:
     _check_environment(llm.model, routed, provider)
 
 
+def routable(model: str) -> bool:
+    """False when LiteLLM cannot tell which provider serves ``model`` sent with no
+    ``api_base`` or ``custom_llm_provider`` (the pre-flight would refuse it).
+
+    May import LiteLLM, as the pre-flight would; remembered per model, like it.
+    """
+    try:
+        _provider(model, None, None)
+    except UnknownModelError:
+        return False
+    return True
+
+
 def _check_endpoint_key(model: str, api_base: str) -> None:
     """An OpenAI-wire endpoint is sent ``OPENAI_API_KEY`` when no key is passed; the
     openai client (under either transport) refuses to send without one."""
@@ -246,4 +259,4 @@ def _known_models() -> dict[str, str]:
     return known
 
 
-__all__ = ["MODEL_SPELLING_HINT", "check_model"]
+__all__ = ["MODEL_SPELLING_HINT", "check_model", "routable"]

@@ -28,14 +28,14 @@ def test_unknown_provider_prefixes_are_stripped() -> None:
 
 
 def test_unknown_model_defaults_with_one_warning_per_model() -> None:
-    with pytest.warns(ContextWindowUnknownWarning, match="praisonlike-test-unknown-a"):
-        size = context_window("praisonlike-test-unknown-a", ContextConfig())
+    with pytest.warns(ContextWindowUnknownWarning, match="openai/praisonlike-test-unknown-a"):
+        size = context_window("openai/praisonlike-test-unknown-a", ContextConfig())
     assert size == DEFAULT_CONTEXT_WINDOW
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert context_window("praisonlike-test-unknown-a", ContextConfig()) == 8192
+        assert context_window("openai/praisonlike-test-unknown-a", ContextConfig()) == 8192
         with pytest.warns(ContextWindowUnknownWarning):
-            context_window("praisonlike-test-unknown-b", ContextConfig())
+            context_window("openai/praisonlike-test-unknown-b", ContextConfig())
     assert not [w for w in caught if "unknown-a" in str(w.message)]
 
 
@@ -52,7 +52,7 @@ def test_manager_window_subtracts_the_output_reserve() -> None:
 def test_reserve_larger_than_the_model_window_is_a_configuration_error() -> None:
     with pytest.warns(ContextWindowUnknownWarning):
         manager = ContextManager(
-            "praisonlike-test-unknown-c", ContextConfig(reserve_output_tokens=9000)
+            "openai/praisonlike-test-unknown-c", ContextConfig(reserve_output_tokens=9000)
         )
         with pytest.raises(ConfigurationError, match="no input budget"):
             _ = manager.window

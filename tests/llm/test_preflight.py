@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import uuid
+import warnings
 from typing import Any
 
 import pytest
 
 from praisonlike import Agent, ExecutionConfig
+from praisonlike.context.window import ContextWindowUnknownWarning
 from praisonlike.errors import (
     AuthenticationError,
     ConfigurationError,
@@ -151,6 +154,31 @@ def test_a_model_litellm_cannot_route_is_refused_at_once(server: LocalLLMServer,
     assert error.hint
     assert server.request_count == 0
     assert agent.chat_history == before
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_model_litellm_cannot_route_warns_of_nothing_else(
+    server: LocalLLMServer, way: str
+) -> None:
+    """Its unknown context window is not worth a warning before the error that it
+    cannot be used; a routable model of unknown window still gets one."""
+    unroutable = f"gpt-4o-mnii-{uuid.uuid4().hex[:8]}"  # never warned of in this process
+    agent = Agent(instructions="You answer.", llm={**server.llm_config(), "model": unroutable})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(UnknownModelError):
+            run_turn(agent, way)
+    assert [str(w.message) for w in caught] == []
+
+    routable = f"openai/my-own-model-{uuid.uuid4().hex[:8]}"
+    server.add(Text("fine"))
+    agent = Agent(instructions="You answer.", llm={**server.llm_config(), "model": routable})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert run_turn(agent, way) == "fine"
+    [warning] = caught
+    assert warning.category is ContextWindowUnknownWarning
+    assert routable in str(warning.message)
 
 
 @pytest.mark.parametrize(
