@@ -8,15 +8,25 @@ names the field, never echoes the value).
 from __future__ import annotations
 
 import json
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from praisonlike.serve.http_errors import ApiError
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 
 Model = TypeVar("Model", bound=BaseModel)
+
+
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("must not be empty or only whitespace")
+    return text
+
+
+Text = Annotated[str, AfterValidator(_not_blank)]
+"""A text the agent acts on: at least one character that is not whitespace."""
 
 
 class RunOptions(BaseModel):
@@ -30,7 +40,7 @@ class RunRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    input: str = Field(min_length=1)
+    input: Text
     session_id: str | None = Field(default=None, pattern=SESSION_ID_PATTERN)
     stream: StrictBool = True
     detach: StrictBool = False
@@ -47,7 +57,7 @@ class StopRequest(BaseModel):
 class SteerRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    text: str = Field(min_length=1)
+    text: Text
     session_id: str | None = Field(default=None, pattern=SESSION_ID_PATTERN)
 
 

@@ -47,6 +47,7 @@ def refused(response: httpx.Response, status: int, kind: str) -> str:
         (b"[1, 2]", "JSON object"),
         (b'{"session_id": "s"}', "input"),
         (b'{"input": ""}', "input"),
+        (b'{"input": " \\n\\t "}', "input"),
         (b'{"input": "hi", "stream": "yes"}', "stream"),
         (b'{"input": "hi", "options": {"temperature": 2}}', "options.temperature"),
         (b'{"input": "hi", "options": {"timeout": -1}}', "options.timeout"),
@@ -162,6 +163,39 @@ async def test_without_tokens_the_app_answers_only_on_a_loopback_address(
         response = await client.post("/v1/runs", json={"input": "hi"})
     assert "tokens" in refused(response, 403, "forbidden")
     assert server.requests == []
+
+
+@pytest.mark.parametrize(
+    ("headers", "says"),
+    [
+        ({"Origin": "http://evil.example"}, "web pages"),
+        ({"Origin": "null"}, "web pages"),
+        ({"Host": "attacker.example"}, "loopback name"),
+    ],
+)
+def test_without_tokens_a_foreign_page_or_host_name_is_refused(
+    server: LocalLLMServer, store: SQLiteStore, headers: dict[str, str], says: str
+) -> None:
+    """What a web page the user visits could send (a simple cross-site POST, or a
+    request through a DNS-rebound name): refused before anything runs or is stored."""
+    server.add(Text("ran"), Text("ran"))
+    agent = Agent(instructions="Answer.", llm=server.llm_config())
+    with serving(agent.to_asgi(store=store)) as running, running.client() as client:
+        body = b'{"input": "spend money", "session_id": "x1", "stream": false}'
+        plain = {"Content-Type": "text/plain", **headers}
+        assert says in refused(
+            client.post("/v1/runs", content=body, headers=plain), 403, "forbidden"
+        )
+        assert server.requests == []
+        assert store.load_turns("x1") == []
+
+        page = {"Origin": running.url}
+        answered = client.post("/v1/runs", content=body, headers=page)
+        assert answered.status_code == 200, answered.text
+        refused(client.get("/v1/sessions/x1", headers=headers), 403, "forbidden")
+        assert client.get("/v1/sessions/x1").status_code == 200
+        local = {"Host": "localhost", "Origin": "http://localhost:3000"}
+        assert client.get("/v1/sessions/x1", headers=local).status_code == 200
 
 
 @pytest.mark.parametrize(
