@@ -41,6 +41,11 @@ class AgentContextSeam:
         self._manager.forget_history()
 
     @property
+    def window(self) -> int:
+        """The manager's input budget (see :attr:`ContextManager.window`)."""
+        return self._manager.window
+
+    @property
     def counter(self) -> TokenCounter:
         """The manager's token counter (its cache is shared with every request)."""
         return self._manager.counter

@@ -23,9 +23,7 @@ _MIN_CUT_STEP = 64
 _MAX_CUT_ROUNDS = 200
 
 
-def first_turn_within(
-    conversation: Conversation, budget: int, counter: TokenCounter
-) -> int:
+def first_turn_within(conversation: Conversation, budget: int, counter: TokenCounter) -> int:
     """The index of the oldest turn to keep so the rest fits ``budget``.
 
     Drops oldest turns first and never the current one, so the result may
@@ -81,9 +79,7 @@ def drop_oldest_tools(
     return rewritten.messages(first_turn_within(rewritten, budget, counter))
 
 
-def insurance_cut(
-    messages: Sequence[Message], budget: int, counter: TokenCounter
-) -> list[Message]:
+def insurance_cut(messages: Sequence[Message], budget: int, counter: TokenCounter) -> list[Message]:
     """Fit ``budget`` at almost any price: drop old turns, then cut long texts.
 
     After :func:`truncate`, while still over budget, the text of the largest
@@ -109,8 +105,9 @@ def insurance_cut(
             return result
         index = max(open_, key=lambda i: counter.count_message(result[i]))
         tokens = counter.count_message(result[index])
-        chars_per_token = limits[index] / max(1, tokens)
-        wanted = int(limits[index] - (total - budget) * chars_per_token * 1.1)
+        excess = (total - budget) * limits[index] / max(1, tokens)  # in characters
+        keep = limits[index] - excess
+        wanted = int(keep - min(0.1 * excess, 0.05 * keep))  # a margin, not past the excess
         ceiling = min(limits[index], text_length(sources[index])) - _MIN_CUT_STEP
         limits[index] = max(MIN_CUT_CHARS, min(wanted, ceiling))
         result[index] = _cut(sources[index], limits[index])

@@ -14,12 +14,14 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+from praisonlike.errors import ContextWindowExceededError
 from praisonlike.events import CompactionEvent, ErrorEvent, SteeringEvent
 from praisonlike.hooks import HookPoint
 from praisonlike.loop.commands import CallModel, ModelFailed, ModelReply
-from praisonlike.loop.round_base import RoundBase, Steps
+from praisonlike.loop.round_base import RoundBase, Steps, Stop
 from praisonlike.models.config import LLMConfig
 from praisonlike.models.providers import related_config
+from praisonlike.run_enums import TerminationReason
 
 
 class ContextRounds(RoundBase):
@@ -55,6 +57,7 @@ class ContextRounds(RoundBase):
             return fitted
         if prepared.summary_request:
             prepared = yield from self._finish_summary(prepared, iteration)
+        self._check_prompt_kept(prepared.messages, prepared.report)
         event = self._compaction_event(prepared.report)
         if self._emits:
             yield event
@@ -62,6 +65,26 @@ class ContextRounds(RoundBase):
             HookPoint.AFTER_COMPACTION, messages=prepared.messages, details=event.model_dump()
         )
         return list(prepared.messages)
+
+    def _check_prompt_kept(self, messages: list[dict[str, Any]], report: Any) -> None:
+        """End the turn rather than send the user's prompt cut: it alone (with the system
+        prompt and tools) does not fit the model's context budget."""
+        prompt = self.spec.new_messages[0] if self.spec.new_messages else None
+        if prompt is None or any(message is prompt for message in messages):
+            return
+        tokens = self.spec.context.count([prompt], [])
+        raise Stop(
+            TerminationReason.ERROR,
+            ContextWindowExceededError(
+                f"the prompt is too long for {self._llm.model}: it is {tokens} tokens, and the "
+                f"request ({report.tokens_before} tokens) fits the model's "
+                f"{self.spec.context.window}-token input budget only with the prompt cut; "
+                "shorten it or split it over several turns, or use a model with a larger "
+                "context window (ContextConfig(max_context_tokens=...) when praisonlike "
+                "does not know this model's window)",
+                model=self._llm.model,
+            ),
+        )
 
     def _finish_summary(self, prepared: Any, iteration: int) -> Steps:
         request = prepared.summary_request

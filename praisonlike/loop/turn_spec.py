@@ -38,6 +38,11 @@ class ContextSeam(Protocol):
 
     def count(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> int: ...
 
+    @property
+    def window(self) -> int:
+        """The model's input budget in tokens (its context window minus the reserve)."""
+        ...
+
 
 class HookSeam(Protocol):
     """The turn's hooks (see :class:`praisonlike.hooks.HookRunner`)."""

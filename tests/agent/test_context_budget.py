@@ -3,6 +3,7 @@ conversation outgrows a small window, against LocalLLMServer via real LiteLLM.""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from typing import Any
 
@@ -20,6 +21,7 @@ from praisonlike.context import (
     TokenCounter,
     check_invariants,
 )
+from praisonlike.errors import ContextWindowExceededError
 from praisonlike.events import CompactionEvent, ErrorEvent, LLMRequest, LLMResponse
 from praisonlike.testing import (
     Call,
@@ -257,6 +259,43 @@ def test_routes_fits_then_compact_then_compact_then_truncate(
 
 
 # -- context=False --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("way", ["chat", "achat", "iter_stream", "stream_events"])
+def test_a_prompt_too_long_for_the_window_is_refused_not_cut(
+    server: LocalLLMServer, llm: dict[str, Any], way: str
+) -> None:
+    """What the user wrote is never sent cut: a prompt that does not fit the budget even
+    with the history dropped ends the turn with a typed error before any request."""
+    agent = Agent(instructions="You answer.", llm=llm, context=small_window())
+    server.add(Text("First answer."))
+    agent.chat("First question.")
+    before, sent = agent.chat_history, len(server.requests)
+    prompt = "START " + words(4000) + " END"
+
+    with pytest.raises(ContextWindowExceededError) as raised:
+        if way == "chat":
+            agent.chat(prompt)
+        elif way == "achat":
+            asyncio.run(agent.achat(prompt))
+        elif way == "iter_stream":
+            list(agent.iter_stream(prompt))
+        else:
+            events = []
+            for event in agent.stream_events(prompt):
+                events.append(event)
+    message = str(raised.value)
+    assert "prompt is too long" in message and "2700-token input budget" in message
+    assert "ContextConfig(max_context_tokens=" in message
+    assert len(server.requests) == sent
+    assert agent.chat_history == before
+    if way == "stream_events":
+        assert [e.error_type for e in events if isinstance(e, ErrorEvent)] == [
+            "ContextWindowExceededError"
+        ]
+
+    server.add(Text("Short answer."))
+    assert agent.chat("A short question.") == "Short answer."
 
 
 @pytest.mark.parametrize("context", [True, False])

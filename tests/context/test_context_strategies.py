@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import copy
 
+import pytest
 from context_factories import assistant, simple_conversation, system, text, tool_round, user
 
 from praisonlike.context import (
@@ -34,8 +35,14 @@ def test_split_turns_starts_a_turn_at_each_user_message() -> None:
 
 def test_split_turns_keeps_a_preamble_and_waits_for_pending_tool_results() -> None:
     call, result = tool_round(["c1"], ["out"])
-    messages = [assistant("hello, how can I help?"), user("q1"), call, user("interjection"),
-                result, user("q2")]
+    messages = [
+        assistant("hello, how can I help?"),
+        user("q1"),
+        call,
+        user("interjection"),
+        result,
+        user("q2"),
+    ]
     turns = split_turns(messages).turns
     assert turns[0] == [messages[0]]
     assert turns[1] == messages[1:5]
@@ -129,8 +136,14 @@ def test_drop_oldest_tools_leaves_a_fitting_conversation_alone() -> None:
 
 def test_insurance_cut_cuts_the_largest_texts_of_the_current_turn() -> None:
     call, result = tool_round(["c1"], ["START " + text(4000) + " END"])
-    messages = [system(), user("old question"), assistant("old answer"),
-                user("summarise the file " + text(200)), call, result]
+    messages = [
+        system(),
+        user("old question"),
+        assistant("old answer"),
+        user("summarise the file " + text(200)),
+        call,
+        result,
+    ]
     budget = 600
     cut = insurance_cut(messages, budget, COUNTER)
     assert _count(cut) <= budget
@@ -139,6 +152,16 @@ def test_insurance_cut_cuts_the_largest_texts_of_the_current_turn() -> None:
     assert cut[-1]["content"].startswith("START") and cut[-1]["content"].endswith("END")
     assert cut[-2] is call
     assert not check_invariants(messages, cut, counter=COUNTER, budget=budget)
+
+
+@pytest.mark.parametrize("times_over", [2, 10, 40, 80])
+def test_insurance_cut_keeps_most_of_the_budget_however_far_over_it_is(times_over: int) -> None:
+    budget = 2_000
+    huge = user("START " + "word " * (budget * times_over) + " END")
+    messages = [system(), huge]
+    cut = insurance_cut(messages, budget, COUNTER)
+    assert budget * 0.8 <= _count(cut) <= budget
+    assert cut[-1]["content"].startswith("START") and cut[-1]["content"].endswith("END")
 
 
 def test_insurance_cut_stops_at_the_minimum_when_the_budget_is_impossible() -> None:
