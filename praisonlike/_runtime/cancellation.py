@@ -83,8 +83,9 @@ def iterate_cancellable(
     For blocking I/O the caller cannot interrupt (an HTTP call, a stream's next
     chunk). An exception of ``produce`` is raised here. On cancellation
     :class:`~praisonlike.errors.RunCancelled` is raised at once; the thread is
-    left to finish on its own (it stops at its next item) and its output is
-    dropped. Closing the iterator early likewise abandons the thread.
+    left to finish on its own (it stops at its next item, and closes what
+    ``produce()`` returned) and its output is dropped. Closing the iterator
+    early likewise abandons the thread.
     """
     if token.cancelled:
         raise RunCancelled(token.reason or "cancelled")
@@ -92,8 +93,9 @@ def iterate_cancellable(
     abandoned = threading.Event()
 
     def pump() -> None:
+        produced = iter(produce())
         try:
-            for item in produce():
+            for item in produced:
                 if abandoned.is_set():
                     return
                 items.put(("item", item))
@@ -101,6 +103,10 @@ def iterate_cancellable(
             items.put(("error", exc))
         else:
             items.put(("end", None))
+        finally:
+            closer = getattr(produced, "close", None)
+            if closer is not None:
+                closer()
 
     context = contextvars.copy_context()
     workers.submit(lambda: context.run(pump))

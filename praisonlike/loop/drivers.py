@@ -35,7 +35,7 @@ from praisonlike.loop.stream_reader import StreamReader
 from praisonlike.loop.tool_io import invoke_blocking
 from praisonlike.loop.user_code import AwaitUserCode, CallBlocking
 from praisonlike.models.codec import reply_from_response
-from praisonlike.models.transport import send
+from praisonlike.models.transport import close, send
 
 if TYPE_CHECKING:
     from praisonlike.loop.run import Run
@@ -165,10 +165,13 @@ class SyncDriver(Driver):
 
         def produce() -> Generator[Any, None, None]:
             response = send(command)
-            if command.stream:
-                yield from response
-            else:
+            if not command.stream:
                 yield response
+                return
+            try:
+                yield from response
+            finally:  # left early: release the connection now, not when collected
+                close(response)
 
         if self._blocking or self._cancel is None:
             return produce()

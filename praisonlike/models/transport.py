@@ -118,6 +118,14 @@ async def asend(command: CallModel) -> Any:
     return await litellm_backend.load_litellm().acompletion(**kwargs)
 
 
+def close(response: Any) -> None:
+    """Release a streamed response's connection at once (a stream left before its end
+    otherwise holds it, and the server goes on generating, until it is collected)."""
+    closer = getattr(response, "close", None)
+    if closer is not None:
+        closer()
+
+
 async def aclose(response: Any) -> None:
     """Release a streamed response's connection early (the direct transport's only)."""
     close = getattr(response, "close", None)
@@ -130,6 +138,7 @@ __all__ = [
     "Transport",
     "aclose",
     "asend",
+    "close",
     "litellm_forced",
     "needs_litellm",
     "send",

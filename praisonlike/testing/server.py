@@ -285,6 +285,13 @@ class LocalLLMServer:
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
 
+    @property
+    def open_connections(self) -> int:
+        """The client connections open now, kept-alive ones included. A client that
+        leaves a stream early and closes its connection stops counting once the
+        server notices, at its next write."""
+        return len(self._connections)
+
     async def _shutdown(self) -> None:
         if self._server is not None:
             self._server.close()

@@ -11,6 +11,7 @@ test controls, released when the test ends.
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from transport_support import use_transport
 
 from praisonlike import (
     Agent,
@@ -517,3 +519,47 @@ def test_a_cancelled_turn_stores_its_estimated_tokens(
     assert turn.cost == pytest.approx(
         (usage.prompt_tokens * 1.0 + usage.completion_tokens * 2.0) / 1e6
     )
+
+
+# -- a stream left early -----------------------------------------------------------------
+
+
+def _first_delta(agent: Agent, way: str) -> None:
+    """Read a stream of ``way`` until its first text, then leave it."""
+    if way == "stream_events":
+        for event in agent.stream_events("Write at length."):
+            if isinstance(event, TextDelta):
+                break
+    elif way == "iter_stream":
+        for _text in agent.iter_stream("Write at length."):
+            break
+    else:
+
+        async def leave() -> None:
+            async for event in agent.astream_events("Write at length."):
+                if isinstance(event, TextDelta):
+                    break
+
+        asyncio.run(leave())
+
+
+@pytest.mark.parametrize("transport", ["openai", "litellm"])
+@pytest.mark.parametrize("way", ["stream_events", "iter_stream", "astream_events"])
+def test_a_stream_left_early_closes_its_connection_at_once(
+    server: LocalLLMServer, monkeypatch: pytest.MonkeyPatch, way: str, transport: str
+) -> None:
+    """The server stops generating when the caller leaves, not when the garbage collector
+    runs (a local llama.cpp server would otherwise go on, and the next turn wait for it)."""
+    use_transport(monkeypatch, transport, server.llm_config())
+    server.extend([LONG_STREAM, Text("next")])
+    agent = Agent(instructions="Write.", llm=server.llm_config())
+    gc.disable()  # a connection held until collected stays held
+    try:
+        _first_delta(agent, way)
+        deadline = time.monotonic() + HANG_GUARD
+        while server.open_connections and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert server.open_connections == 0
+    finally:
+        gc.enable()
+    assert agent.chat("And now?") == "next"
