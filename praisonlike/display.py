@@ -6,13 +6,15 @@ the answer, and prints one styled line per tool call, tool result, retry,
 fallback, stream reset, compaction, budget warning and error, then a summary
 of the turn (tokens, cost, latency). When the console is not a terminal the
 same information comes as plain text lines: no ANSI codes, no spinner.
-Free text from events is scrubbed of API keys before it is printed.
+Free text from events is scrubbed of API keys before it is printed; the
+answer is scrubbed as it streams (see :class:`~praisonlike.redaction.StreamRedactor`).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterable
 from types import TracebackType
 from typing import Any
 
@@ -40,7 +42,7 @@ from praisonlike.events import (
 )
 from praisonlike.models.usage import Usage
 from praisonlike.react.parse import parse_text_tool_calls
-from praisonlike.redaction import redact_secrets
+from praisonlike.redaction import StreamRedactor, redact_secrets
 from praisonlike.result import RunResult, TerminationReason
 
 MAX_RESULT_LINES = 4
@@ -129,9 +131,21 @@ class LiveDisplay:
     line after it gives only how the turn ended. With ``show_errors=False``
     that line is left out too, for a caller that reports the raised error
     itself (the ``praisonlike`` command does); recovered errors are still shown.
+
+    The answer's text is printed without API keys and without the exact
+    ``secrets`` given, exactly as if it had been scrubbed whole, even when a key
+    is split across streamed chunks: a tail that could still be the start of
+    one (and the word being written) is held back until the next chunk or the
+    end of the text.
     """
 
-    def __init__(self, console: Console | None = None, *, show_errors: bool = True) -> None:
+    def __init__(
+        self,
+        console: Console | None = None,
+        *,
+        show_errors: bool = True,
+        secrets: Iterable[str] = (),
+    ) -> None:
         self.console = console if console is not None else Console()
         self._show_errors = show_errors
         self._fancy = self.console.is_terminal
@@ -142,6 +156,7 @@ class LiveDisplay:
         self._streamed_round = False
         self._held: LLMResponse | None = None
         self._held_calls: list[ToolCallEvent] = []
+        self._answer = StreamRedactor(secrets)
 
     def __call__(self, event: Any) -> None:
         with self._lock:
@@ -315,12 +330,16 @@ class LiveDisplay:
         return shorten(redact_secrets(text), 500)
 
     def _write_text(self, text: str) -> None:
+        self._print_text(self._answer.feed(text))
+
+    def _print_text(self, text: str) -> None:
         if not text:
             return
         self.console.print(text, end="", markup=False, highlight=False, soft_wrap=True)
         self._mid_line = not text.endswith("\n")
 
     def _end_text(self) -> None:
+        self._print_text(self._answer.flush())
         if self._mid_line:
             self.console.print(soft_wrap=True)
             self._mid_line = False

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from typing import TextIO
 
 from praisonlike._runtime.loggers import LOGGER_NAME, get_logger
-from praisonlike.redaction import REDACTED, redact_secrets
+from praisonlike.redaction import MIN_SECRET_LENGTH, REDACTED, redact_secrets
 
 LITELLM_LOGGERS: tuple[str, ...] = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx")
 
@@ -28,11 +28,15 @@ class Redactor:
 
     ``secrets`` are literal values (an API key given on the command line) that
     are replaced wherever they appear, even when they do not look like a key.
-    Values shorter than 4 characters are ignored, so they cannot blank out text.
+    Values shorter than :data:`~praisonlike.redaction.MIN_SECRET_LENGTH` (8)
+    characters are ignored: no real key is that short, and a placeholder key such
+    as ``none`` (for a local server) would blank out ordinary words.
     """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self._secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+        self._secrets = sorted(
+            {s for s in secrets if len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True
+        )
 
     def __call__(self, text: str) -> str:
         for secret in self._secrets:

@@ -25,7 +25,9 @@ def run_chat(args: argparse.Namespace, output: Output) -> ExitCode:
     try:
         if args.prompt is None:
             return run_session(agent, output, stream=args.stream, debug=args.debug)
-        display = LiveDisplay(output.err if args.json else output.out, show_errors=False)
+        display = LiveDisplay(
+            output.err if args.json else output.out, show_errors=False, secrets=output.secrets
+        )
         runner = TurnRunner(agent, display)
         try:
             result = runner.run(args.prompt, stream=args.stream)

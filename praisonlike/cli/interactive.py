@@ -46,7 +46,7 @@ def run_session(agent: Agent, output: Output, *, stream: bool, debug: bool) -> E
         _enable_line_editing()
     runner = TurnRunner(
         agent,
-        LiveDisplay(output.out, show_errors=False),
+        LiveDisplay(output.out, show_errors=False, secrets=output.secrets),
         on_cancel=lambda: output.info("cancelling the turn (Ctrl-C again to abandon it)"),
     )
     output.info(

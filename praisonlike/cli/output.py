@@ -2,7 +2,11 @@
 
 Every write goes through a :class:`~praisonlike.logging_setup.Redactor`, so an
 API key (one that looks like a key, or the exact one given with ``--api-key``)
-cannot reach the terminal, a pipe or a log file, whatever printed it.
+cannot reach the terminal, a pipe or a log file, whatever printed it. Text
+written in pieces (a streamed answer) must be scrubbed whole first, with
+:class:`~praisonlike.redaction.StreamRedactor` and :attr:`Output.secrets`: a
+key split across two writes is not recognised here. When a stream is not a
+terminal, lines are not wrapped at the console's width.
 """
 
 from __future__ import annotations
@@ -48,11 +52,12 @@ class RedactingWriter:
 
 @dataclass(frozen=True)
 class Output:
-    """The CLI's two consoles and the redactor behind them."""
+    """The CLI's two consoles, the redactor behind them and the exact secrets it removes."""
 
     out: Console
     err: Console
     redact: Redactor
+    secrets: tuple[str, ...] = ()
 
     @classmethod
     def create(
@@ -62,10 +67,11 @@ class Output:
         stdout: TextIO | None = None,
         stderr: TextIO | None = None,
     ) -> Output:
-        redactor = Redactor(secrets)
-        out = Console(file=cast(TextIO, RedactingWriter(stdout or sys.stdout, redactor)))
-        err = Console(file=cast(TextIO, RedactingWriter(stderr or sys.stderr, redactor)))
-        return cls(out=out, err=err, redact=redactor)
+        known = tuple(secrets)
+        redactor = Redactor(known)
+        out = _console(RedactingWriter(stdout or sys.stdout, redactor))
+        err = _console(RedactingWriter(stderr or sys.stderr, redactor))
+        return cls(out=out, err=err, redact=redactor, secrets=known)
 
     def error(self, message: str) -> None:
         """One line on stderr: ``praisonlike: error: <message>`` (whitespace collapsed)."""
@@ -88,6 +94,13 @@ class Output:
 
     def info(self, message: str) -> None:
         self.out.print(message, markup=False, highlight=False, soft_wrap=True)
+
+
+def _console(writer: RedactingWriter) -> Console:
+    """A console on ``writer`` that wraps lines only on a terminal."""
+    console = Console(file=cast(TextIO, writer))
+    console.soft_wrap = not console.is_terminal
+    return console
 
 
 def one_line(text: str, limit: int = 600) -> str:
