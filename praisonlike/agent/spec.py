@@ -140,8 +140,8 @@ class AgentSpec:
             goal=goal,
             backstory=backstory,
             instructions=instructions,
-            session_id=session_id,
         )
+        _session_id(session_id)
         _check_identity(role, goal, backstory, instructions)
         check_counts(max_iterations=(max_iterations, 1), output_retries=(output_retries, 0))
         check_flags(verbose=verbose, use_system_prompt=use_system_prompt)
@@ -225,6 +225,15 @@ def _text(parameter: str) -> Callable[[Any], Any]:
     return check
 
 
+def _session_id(value: Any) -> Any:
+    check_texts(session_id=value)
+    if value is not None and not value.strip():
+        raise ConfigurationError(
+            f"Agent(session_id=...): must be None (no session) or a non-blank str, got {value!r}"
+        )
+    return value
+
+
 def _count(parameter: str, minimum: int) -> Callable[[Any], Any]:
     def check(value: Any) -> Any:
         check_counts(**{parameter: (value, minimum)})
@@ -289,7 +298,8 @@ def _reflection(value: Any) -> ReflectionConfig | None:
 
 
 _FIELD_CHECKS: dict[str, Callable[[Any], Any]] = {
-    **{name: _text(name) for name in ("name", *_IDENTITY, "session_id")},
+    **{name: _text(name) for name in ("name", *_IDENTITY)},
+    "session_id": lambda value: _session_id(value),
     "llm_config": lambda value: model_setting("llm", value),
     "tools": _tools,
     "max_iterations": _count("max_iterations", 1),

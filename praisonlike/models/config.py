@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from praisonlike._runtime.config_checks import is_int, is_number
 from praisonlike.errors import ConfigurationError, ConfigurationTypeError
@@ -156,6 +157,11 @@ def _llm_problems(config: LLMConfig) -> list[str]:
         problems.append("model must be a non-empty LiteLLM model string")
     if config.api_base is not None and not isinstance(config.api_base, str):
         problems.append(f"api_base must be a str or None, got {config.api_base!r}")
+    elif config.api_base is not None and not _is_http_url(config.api_base):
+        problems.append(
+            "api_base must be an http:// or https:// URL with a host, such as "
+            f"http://127.0.0.1:8080/v1, got {config.api_base!r}"
+        )
     if config.temperature is not None and not is_number(config.temperature):
         problems.append(f"temperature must be a number or None, got {config.temperature!r}")
     if config.max_tokens is not None and not (is_int(config.max_tokens) and config.max_tokens > 0):
@@ -171,6 +177,14 @@ def _llm_problems(config: LLMConfig) -> list[str]:
     if not isinstance(config.prompt_cache, bool):
         problems.append(f"prompt_cache must be True or False, got {config.prompt_cache!r}")
     return problems
+
+
+def _is_http_url(text: str) -> bool:
+    try:
+        parts = urlsplit(text)
+        return parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+    except ValueError:  # a port that is not a number or out of range
+        return False
 
 
 def model_entry(value: object, parameter: str) -> str | LLMConfig:

@@ -41,3 +41,38 @@ def test_chat_names_what_to_fix_in_one_line_without_retrying(
     assert error.startswith("praisonlike: error: ")
     assert "retry" not in (out + err).lower()
     assert "RequestBlocked" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["--model", "openai/x", "--api-base", "notaurl", "--api-key", "none"], "api_base must"),
+        (["--model", "openai/x", "--api-base", "localhost:8080/v1"], "api_base must"),
+        (["--model", "local", "--session", ""], "session_id"),
+        (["--model", "local", "--session", "  "], "session_id"),
+    ],
+)
+def test_a_malformed_endpoint_or_session_is_a_usage_error(
+    argv: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Refused as a configuration mistake, before anything is tried (an endpoint that
+    is not a URL was retried as a connection failure; an empty session id reached the
+    store and came back as a raw validation error)."""
+    code = main(["chat", "hi", *argv, "--no-stream"])
+
+    out, err = capsys.readouterr()
+    assert code == 2
+    [error] = err.splitlines()
+    assert error.startswith("praisonlike: error: ConfigurationError: ") and named in error
+    assert "retr" not in (out + err).lower()
+
+
+def test_the_python_api_refuses_the_same_at_construction() -> None:
+    from praisonlike import Agent
+    from praisonlike.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="api_base must be an http"):
+        Agent(instructions="x", llm={"model": "openai/x", "api_base": "ftp://host/v1"})
+    with pytest.raises(ConfigurationError, match="session_id"):
+        Agent(instructions="x", llm="local", session_id="")
+    assert Agent(instructions="x", llm="local", session_id="a b").spec.session_id == "a b"
