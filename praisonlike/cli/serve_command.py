@@ -5,21 +5,31 @@
 MODEL (``local`` for the offline model). The host defaults to 127.0.0.1.
 Without ``--tokens`` there is no auth, which is allowed only on a loopback
 host, and the start-up line says so. Tokens are never printed.
+
+The command binds its address before it loads the agent, and prints its
+``praisonlike: serving ... on URL`` line once the server accepts connections;
+anything that stops it from getting there exits with code 2 and one line.
+While it serves, the ``praisonlike.serve`` logger's WARNING and ERROR records
+go to stderr as ``praisonlike: <level>: <message>`` lines (a traceback under
+an error), through the CLI's redacting stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import json
+import logging
 import os
+import socket
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from praisonlike.cli.failures import CommandFailed, ExitCode
-from praisonlike.cli.output import Output
+from praisonlike.cli.output import Output, one_line
 from praisonlike.errors import ConfigurationError
-
-SERVE_HINT = "install the serve extra: pip install 'praisonlike[serve]'"
 
 
 def add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,7 +53,9 @@ def add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "--api-key", default=os.environ.get(API_KEY_ENV) or None, help="with --model"
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument(
+        "--port", type=_port, default=8000, help="port, 0..65535; 0 picks a free one (default 8000)"
+    )
     serve.add_argument(
         "--tokens",
         metavar="FILE",
@@ -61,6 +73,7 @@ def add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 def run_serve(args: argparse.Namespace, output: Output) -> ExitCode:
     """Serve until interrupted; :class:`CommandFailed` (exit 2) when it cannot start."""
+    from praisonlike.serve import INSTALL_HINT, require_serve_extra
     from praisonlike.serve.auth import is_loopback
 
     tokens = _read_tokens(args.tokens) if args.tokens else None
@@ -70,33 +83,113 @@ def run_serve(args: argparse.Namespace, output: Output) -> ExitCode:
             exit_code=ExitCode.USAGE,
             hint="pass --tokens FILE (a JSON object mapping tokens to owners), or bind 127.0.0.1",
         )
-    agent = _agent(args)
     try:
-        import uvicorn
-
-        app = agent.to_asgi(
-            tokens=tokens,
-            store=args.store,
-            ping_interval=args.ping_interval,
-            max_body_bytes=args.max_body_bytes,
-            run_timeout=args.run_timeout,
-        )
-    except ImportError as exc:
-        raise CommandFailed(
-            f"praisonlike serve needs {exc.name or 'its packages'}",
-            exit_code=ExitCode.USAGE,
-            hint=SERVE_HINT,
-        ) from exc
+        require_serve_extra()
     except ConfigurationError as exc:
-        raise CommandFailed(str(exc), exit_code=ExitCode.USAGE) from exc
-    auth = f"{len(tokens)} bearer token(s)" if tokens else "no auth: loopback only"
-    output.err.print(
-        f"praisonlike: serving {agent!r} on http://{args.host}:{args.port} ({auth})",
-        markup=False,
-        highlight=False,
-    )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+        raise CommandFailed(str(exc), exit_code=ExitCode.USAGE, hint=INSTALL_HINT) from exc
+    with _listen(args.host, args.port) as listener:
+        agent = _agent(args)
+        try:
+            app = agent.to_asgi(
+                tokens=tokens,
+                store=args.store,
+                ping_interval=args.ping_interval,
+                max_body_bytes=args.max_body_bytes,
+                run_timeout=args.run_timeout,
+            )
+        except ConfigurationError as exc:
+            raise CommandFailed(str(exc), exit_code=ExitCode.USAGE) from exc
+        auth = f"{len(tokens)} bearer token(s)" if tokens else "no auth: loopback only"
+        url = _url(args.host, listener.getsockname()[1])
+
+        def announce() -> None:
+            output.err.print(
+                f"praisonlike: serving {agent!r} on {url} ({auth})",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+
+        with contextlib.nullcontext() if args.debug else _log_to_stderr(output):
+            _serve(app, listener, announce)
     return ExitCode.OK
+
+
+def _port(text: str) -> int:
+    """``--port``: an int in 0..65535 (argparse turns the error into exit code 2)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port: use 0..65535 (0 picks a free one)")
+    return port
+
+
+def _url(host: str, port: int) -> str:
+    bare = host.strip("[]")
+    return f"http://[{bare}]:{port}" if ":" in bare else f"http://{bare}:{port}"
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` for Uvicorn to listen on; exit 2 when it cannot be bound."""
+    bare = host.strip("[]")
+    listener = socket.socket(socket.AF_INET6 if ":" in bare else socket.AF_INET)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((bare, port))
+    except OSError as exc:
+        listener.close()
+        fix = "; pass another --port (0 picks a free one)" if exc.errno == errno.EADDRINUSE else ""
+        raise CommandFailed(
+            f"cannot listen on {_url(host, port)}: {exc.strerror or exc}{fix}",
+            exit_code=ExitCode.USAGE,
+        ) from None
+    return listener
+
+
+def _serve(app: Any, listener: socket.socket, announce: Callable[[], None]) -> None:
+    """Run ``app`` with Uvicorn on ``listener``; ``announce()`` once it accepts connections."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                announce()
+
+    server = Server(uvicorn.Config(app, log_level="info"))
+    try:
+        server.run(sockets=[listener])
+    except SystemExit:
+        if server.started:
+            raise
+        raise CommandFailed(
+            "the app's start-up failed (see the log above)", exit_code=ExitCode.USAGE
+        ) from None
+
+
+class _LogLine(logging.Formatter):
+    """``praisonlike: <level>: <message on one line>``, then the traceback if any."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return f"praisonlike: {record.levelname.lower()}: {one_line(record.message)}"
+
+
+@contextlib.contextmanager
+def _log_to_stderr(output: Output) -> Iterator[None]:
+    """Within the block, ``praisonlike.serve``'s WARNING+ records go to the CLI's stderr."""
+    from praisonlike._runtime.loggers import get_logger
+
+    handler = logging.StreamHandler(output.err.file)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(_LogLine())
+    log = get_logger("praisonlike.serve")
+    log.addHandler(handler)
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
 
 
 def _agent(args: argparse.Namespace) -> Any:
@@ -120,6 +213,16 @@ def _load_agent(spec: str) -> Any:
     from praisonlike.agent.agent import Agent
     from praisonlike.cli.agent_setup import import_target
 
+    module, _, attribute = spec.rpartition(":")
+    if "/" in module or "\\" in module or module.endswith(".py"):
+        path = Path(module)
+        folder = str(path.parent)
+        raise CommandFailed(
+            f"{spec!r} is a file path; MODULE:AGENT takes a module name: run "
+            f"`praisonlike serve {path.stem}:{attribute}` in {folder} "
+            f"(or with PYTHONPATH={folder})",
+            exit_code=ExitCode.USAGE,
+        )
     target = import_target(spec, repr(spec), "MODULE:AGENT, e.g. myapp:agent")
     if not isinstance(target, Agent):
         raise CommandFailed(

@@ -2,8 +2,11 @@
 
 Every ``/v1`` route but ``/v1/health`` first resolves the requester (see
 :mod:`praisonlike.serve.auth`); a refusal is a JSON error body
-(:mod:`praisonlike.serve.http_errors`). Nothing is logged about a request
-beyond its outcome: no body, no header, no token.
+(:mod:`praisonlike.serve.http_errors`). The ``praisonlike.serve`` logger gets
+a WARNING at start-up when there is no auth, and an ERROR with the traceback
+for each request or run that fails on an error that is not one of the SDK's
+typed errors. Nothing is logged about a request beyond its outcome: no body,
+no header, no token.
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 from praisonlike._runtime.loggers import get_logger
 from praisonlike.errors import PraisonlikeError
 from praisonlike.models import litellm_backend
-from praisonlike.serve import openai_routes, run_routes, session_routes
+from praisonlike.serve import openai_routes, require_serve_extra, run_routes, session_routes
 from praisonlike.serve.config import ServeConfig
-from praisonlike.serve.http_errors import ApiError, error_body
+from praisonlike.serve.http_errors import ApiError, error_response
 from praisonlike.serve.runs import safe_message
 from praisonlike.serve.state import ServerState
 
@@ -38,7 +41,12 @@ Handler = Callable[[ServerState, Any, str | None], Awaitable[Any]]
 
 
 def create_app(agent: Any, config: ServeConfig | None = None) -> Starlette:
-    """A Starlette app serving ``agent`` as a template for every run (see ``Agent.to_asgi``)."""
+    """A Starlette app serving ``agent`` as a template for every run (see ``Agent.to_asgi``).
+
+    Raises :class:`~praisonlike.errors.ConfigurationError` naming the serve
+    extra when Starlette or sse-starlette cannot be imported.
+    """
+    require_serve_extra(("starlette", "sse_starlette"))
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.requests import Request
@@ -54,13 +62,13 @@ def create_app(agent: Any, config: ServeConfig | None = None) -> Starlette:
                 requester = state.auth.owner(request.headers, request.scope)
                 answer = await handler(state, request, requester)
             except ApiError as exc:
-                return JSONResponse(error_body(exc.status, exc.message), exc.status)
+                return error_response(exc.status, exc.message, retry=exc.retry)
             except PermissionError:
-                return JSONResponse(error_body(403, "refused: not the owner"), 403)
+                return error_response(403, "refused: not the owner")
             except Exception as exc:
                 if not isinstance(exc, PraisonlikeError):
                     _log.error("request failed", exc_info=exc)
-                return JSONResponse(error_body(500, safe_message(exc)), 500)
+                return error_response(500, safe_message(exc), retry=False)
             return answer if isinstance(answer, Response) else JSONResponse(answer)
 
         return endpoint
@@ -99,7 +107,7 @@ def create_app(agent: Any, config: ServeConfig | None = None) -> Starlette:
     async def http_error(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
         message = exc.detail if isinstance(exc, HTTPException) else "internal error"
-        return JSONResponse(error_body(status, str(message)), status)
+        return error_response(status, str(message))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:

@@ -4,10 +4,11 @@ Each request is one stateless turn: the request's earlier user and assistant
 text messages become the history, its last message (from the user) the
 prompt; system messages are ignored (the agent has its own instructions).
 Tool rounds happen inside; the client sees the answer and the turn's usage.
-A failed turn answers an OpenAI-style error (504 for a timeout, 502
-otherwise); a failure mid-stream sends one ``{"error": ...}`` chunk. Text
-taken back by a ``stream_reset`` cannot be taken back here: the retried text
-follows.
+A failed turn answers an OpenAI-style error (see :func:`failure_status`) with
+an ``x-should-retry`` header, which OpenAI's clients obey: ``true`` only for
+a model error a retry may cure that the server did not retry itself. A
+failure mid-stream sends one ``{"error": ...}`` chunk. Text taken back by a
+``stream_reset`` cannot be taken back here: the retried text follows.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+from praisonlike.errors import ConfigurationError, LLMError, PraisonlikeError, RunTimeout
 from praisonlike.serve.event_stream import DISCONNECTED
-from praisonlike.serve.http_errors import ApiError, error_body
+from praisonlike.serve.http_errors import ApiError, error_body, error_response
 from praisonlike.serve.requests import ChatCompletionRequest, parse
 from praisonlike.serve.run_routes import open_run, wait_or_cancel
 from praisonlike.serve.runs import LiveRun
@@ -26,8 +28,6 @@ from praisonlike.serve.state import ServerState
 
 
 async def chat_completions(state: ServerState, request: Any, requester: str | None) -> Any:
-    from starlette.responses import JSONResponse
-
     body = await parse(request, ChatCompletionRequest, state.config.max_body_bytes)
     history, prompt = _conversation(body.messages)
     agent = state.agent_for(None, requester, None, history)
@@ -38,8 +38,8 @@ async def chat_completions(state: ServerState, request: Any, requester: str | No
         return _stream_response(live, model, created)
     await wait_or_cancel(live, request)
     if live.error is not None or live.result is None:
-        status = 504 if type(live.error).__name__ == "RunTimeout" else 502
-        return JSONResponse(error_body(status, live.end_data()["error"]["message"]), status)
+        status, retry = failure_status(live.error)
+        return error_response(status, _failure_message(live), retry=retry)
     result = live.result
     return {
         "id": f"chatcmpl-{live.run_id}",
@@ -55,6 +55,31 @@ async def chat_completions(state: ServerState, request: Any, requester: str | No
         ],
         "usage": _usage(result),
     }
+
+
+def failure_status(error: BaseException | None) -> tuple[int, bool]:
+    """The status a failed turn answers, and whether the same request may succeed if sent again.
+
+    504 for the run's timeout; 500 for a configuration error (a missing key,
+    a model LiteLLM cannot route) or an error that is not one of the SDK's
+    typed errors; 502 for any other failure (a model error, a stop). Only a
+    model error a retry may cure (a rate limit, a server error, a dropped
+    connection) that the server did not already retry may succeed again.
+    """
+    if isinstance(error, RunTimeout):
+        return 504, False
+    if isinstance(error, ConfigurationError) or not isinstance(error, PraisonlikeError):
+        return 500, False
+    if isinstance(error, LLMError):
+        from praisonlike.models.error_classification import classify_llm_error
+
+        return 502, error.retried == 0 and classify_llm_error(error).retryable
+    return 502, False
+
+
+def _failure_message(live: LiveRun) -> str:
+    error = live.end_data()["error"]
+    return str(error["message"]) if error else "the run failed"
 
 
 def _text(content: Any) -> str | None:
@@ -125,8 +150,8 @@ async def _chunks(live: LiveRun, model: str, created: int) -> AsyncIterator[byte
             if item.event == "text_delta":
                 yield chunk({"content": json.loads(item.data)["text"]}, None)
         if live.error is not None or live.result is None:
-            error = live.end_data()["error"] or {"type": "error", "message": "the run failed"}
-            yield f"data: {json.dumps(error_body(502, error['message']))}\n\n".encode()
+            body = error_body(failure_status(live.error)[0], _failure_message(live))
+            yield f"data: {json.dumps(body)}\n\n".encode()
         else:
             yield chunk({}, "stop", usage=_usage(live.result))
         yield b"data: [DONE]\n\n"

@@ -56,7 +56,7 @@ async def open_run(
     owner: str | None,
     detach: bool,
 ) -> LiveRun:
-    """Start the run; 400 for bad input, 500 when the agent cannot start it."""
+    """Start the run; 400 for bad input, 500 (not worth retrying) when the agent cannot start it."""
     try:
         return await state.runs.start(
             agent, prompt, session_id=session_id, owner=owner, detach=detach, store=state.store
@@ -68,7 +68,7 @@ async def open_run(
     except Exception as exc:
         if not isinstance(exc, PraisonlikeError):
             _log.error("a run could not start", exc_info=exc)
-        raise ApiError(500, f"the run could not start: {safe_message(exc)}") from None
+        raise ApiError(500, f"the run could not start: {safe_message(exc)}", retry=False) from None
 
 
 async def wait_or_cancel(live: LiveRun, request: Any) -> None:

@@ -5,13 +5,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
+import httpx
 import openai
 import pytest
 from serve_support import Running, serving, wait_until
 
 from praisonlike import Agent, ExecutionConfig, RunContext
-from praisonlike.testing import Call, Delay, LocalLLMServer, Text, ToolCalls
+from praisonlike.testing import Call, Delay, Fault, LocalLLMServer, Text, ToolCalls
 
 
 def get_weather(city: str) -> str:
@@ -102,6 +104,7 @@ def test_a_turn_over_the_servers_timeout_is_a_504(app: Running, server: LocalLLM
     with pytest.raises(openai.APIStatusError) as caught:
         client(app).chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
     assert caught.value.status_code == 504
+    assert caught.value.response.headers["x-should-retry"] == "false"
 
 
 def test_served_turns_add_to_the_agents_usage(server: LocalLLMServer) -> None:
@@ -148,3 +151,60 @@ def test_a_streaming_client_that_leaves_cancels_the_turn(server: LocalLLMServer)
         wait_until(lambda: seen, "the tool to see the run end")
     assert seen == ["cancelled"]
     assert len(server.requests) == 1
+
+
+def test_a_model_error_the_server_retried_is_not_retried_again_by_the_openai_client(
+    server: LocalLLMServer,
+) -> None:
+    agent = Agent(
+        instructions="You answer.",
+        llm=server.llm_config(),
+        execution=ExecutionConfig(max_retries=1, retry_base=0.01, retry_max=0.01),
+    )
+    server.add(Fault.server_error(), Fault.server_error())
+    with serving(agent.to_asgi()) as running:
+        patient = openai.OpenAI(base_url=f"{running.url}/v1", api_key="unused", max_retries=2)
+        with pytest.raises(openai.APIStatusError) as caught:
+            patient.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    assert caught.value.status_code == 502
+    assert caught.value.response.headers["x-should-retry"] == "false"
+    assert len(server.requests) == 2
+
+
+def test_a_model_error_the_server_did_not_retry_is_left_to_the_client(
+    app: Running, server: LocalLLMServer
+) -> None:
+    server.add(Fault.server_error(), Text("Second time lucky."))
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    with app.client("tok-alice") as http:
+        failed = http.post("/v1/chat/completions", json=body)
+        again = http.post("/v1/chat/completions", json=body)
+    assert (failed.status_code, failed.json()["error"]["type"]) == (502, "bad_gateway")
+    assert failed.headers["x-should-retry"] == "true"
+    assert again.json()["choices"][0]["message"]["content"] == "Second time lucky."
+
+
+def test_a_configuration_error_is_a_500_the_openai_client_does_not_retry() -> None:
+    built: list[str | None] = []
+
+    class Counting(Agent):
+        def agent_for_run(self, **kwargs: Any) -> Any:
+            built.append(kwargs["session_id"])
+            return super().agent_for_run(**kwargs)
+
+    agent = Counting(instructions="You answer.", llm="openai/gpt-4o-mini")
+    with serving(agent.to_asgi()) as running:
+        patient = openai.OpenAI(base_url=f"{running.url}/v1", api_key="unused", max_retries=2)
+        with pytest.raises(openai.InternalServerError) as caught:
+            patient.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+        streamed = httpx.post(
+            f"{running.url}/v1/chat/completions",
+            json={"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True},
+            timeout=30,
+        )
+    assert caught.value.status_code == 500
+    assert caught.value.response.headers["x-should-retry"] == "false"
+    error = caught.value.response.json()["error"]
+    assert error["type"] == "server_error" and "OPENAI_API_KEY" in error["message"]
+    assert built == [None, None]
+    assert '"code": 500' in streamed.text and streamed.text.endswith("data: [DONE]\n\n")

@@ -307,3 +307,23 @@ def test_a_hook_registered_with_on_after_construction_runs_in_served_runs(
     assert response.status_code == 200
     assert response.json()["result"]["output"] == "Sunny in Oslo."
     assert seen == [("before_tool", "get_weather")]
+
+
+class FixedAgent(Agent):
+    """An Agent subclass whose constructor takes none of the Agent's keyword arguments."""
+
+    def __init__(self, llm: dict[str, Any]) -> None:
+        super().__init__(instructions="You answer.", llm=llm)
+
+
+def test_a_run_the_agent_cannot_start_is_a_500_not_worth_retrying_that_stores_nothing(
+    server: LocalLLMServer,
+) -> None:
+    with serving(FixedAgent(server.llm_config()).to_asgi()) as running, running.client() as client:
+        response = client.post("/v1/runs", json={"input": "Hi.", "session_id": "s-unbuilt"})
+        session = client.get("/v1/sessions/s-unbuilt")
+    assert (response.status_code, response.json()["error"]["type"]) == (500, "server_error")
+    assert "cannot build a FixedAgent for a served run" in response.json()["error"]["message"]
+    assert response.headers["x-should-retry"] == "false"
+    assert session.status_code == 404
+    assert server.requests == []
