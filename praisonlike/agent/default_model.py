@@ -10,9 +10,9 @@ from praisonlike.errors import ConfigurationError
 #: (environment variable holding a key, the model used when it is set), in order.
 PROVIDER_DEFAULTS: tuple[tuple[str, str], ...] = (
     ("OPENAI_API_KEY", "gpt-4o-mini"),
-    ("ANTHROPIC_API_KEY", "anthropic/claude-3-5-haiku-latest"),
-    ("GEMINI_API_KEY", "gemini/gemini-2.0-flash"),
-    ("GROQ_API_KEY", "groq/llama-3.3-70b-versatile"),
+    ("ANTHROPIC_API_KEY", "anthropic/claude-haiku-4-5"),
+    ("GEMINI_API_KEY", "gemini/gemini-2.5-flash"),
+    ("GROQ_API_KEY", "groq/openai/gpt-oss-20b"),
     ("MISTRAL_API_KEY", "mistral/mistral-small-latest"),
     ("DEEPSEEK_API_KEY", "deepseek/deepseek-chat"),
     ("OPENROUTER_API_KEY", "openrouter/openai/gpt-4o-mini"),

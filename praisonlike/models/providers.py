@@ -52,7 +52,7 @@ when none is set), as ``litellm.validate_environment`` decides for that provider
 
 BARE_NAME_PROVIDERS = frozenset({"anthropic", "openai"})
 """Providers whose models LiteLLM routes by their bare name as its map lists them
-(``gpt-4o-mini``, ``claude-3-5-haiku-latest``); other providers' bare names are
+(``gpt-4o-mini``, ``claude-haiku-4-5``); other providers' bare names are
 routed by lists of LiteLLM's own, so they are left to LiteLLM."""
 
 

@@ -25,7 +25,7 @@ def empty_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ("model", "named"),
     [
         ("gpt-4o-mini", "OPENAI_API_KEY"),
-        ("anthropic/claude-3-5-haiku-latest", "ANTHROPIC_API_KEY"),
+        ("anthropic/claude-haiku-4-5", "ANTHROPIC_API_KEY"),
         ("gpt-9-turbo", "unknown model 'gpt-9-turbo'"),
         ("nosuchprovider/foo", "no provider 'nosuchprovider'"),
     ],

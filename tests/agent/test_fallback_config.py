@@ -25,7 +25,7 @@ from praisonlike.models.providers import related_config
 from praisonlike.testing import Fault, LocalLLMServer, Text
 
 CANARY = "sk-openai-canary"
-ANTHROPIC = "anthropic/claude-3-5-haiku-latest"
+ANTHROPIC = "anthropic/claude-haiku-4-5"
 SATISFIED = '{"reflection": "complete and correct", "satisfactory": true}'
 
 

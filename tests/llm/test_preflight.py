@@ -87,7 +87,7 @@ def test_either_of_two_variables_is_named(server: LocalLLMServer) -> None:
 def test_setting_or_removing_the_variable_counts_at_the_next_call(
     server: LocalLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    agent = primed(server, "anthropic/claude-3-5-haiku-latest")
+    agent = primed(server, "anthropic/claude-haiku-4-5")
     with pytest.raises(MissingCredentialsError, match="ANTHROPIC_API_KEY"):
         agent.chat("hello")
 
@@ -249,7 +249,7 @@ def test_an_unusable_last_fallback_raises_its_own_error(server: LocalLLMServer) 
 def test_a_primary_without_its_key_falls_back_without_a_request(server: LocalLLMServer) -> None:
     agent = Agent(
         instructions="You answer.",
-        llm="anthropic/claude-3-5-haiku-latest",
+        llm="anthropic/claude-haiku-4-5",
         fallback_models=[server.llm_config("other-model")],
     )
     server.add(Text("from the fallback"))

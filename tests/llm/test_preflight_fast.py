@@ -58,7 +58,7 @@ def test_a_cli_chat_without_the_openai_key_fails_without_importing_litellm(
 @pytest.mark.parametrize(
     ("model", "named"),
     [
-        ("anthropic/claude-3-5-haiku-latest", "ANTHROPIC_API_KEY"),
+        ("anthropic/claude-haiku-4-5", "ANTHROPIC_API_KEY"),
         ("claude-haiku-4-5", "ANTHROPIC_API_KEY"),
         ("groq/some-new-model", "GROQ_API_KEY"),
         ("gemini/gemini-2.0-flash", "GEMINI_API_KEY GOOGLE_API_KEY"),

@@ -57,7 +57,7 @@ ENDPOINT = "http://127.0.0.1:8080/v1"
         ({"model": "openai/gpt-4o", "api_base": ENDPOINT}, None, "litellm"),
         # other providers, even OpenAI-compatible ones
         ({"model": "hosted_vllm/my-model", "api_base": ENDPOINT}, None, "litellm"),
-        ({"model": "anthropic/claude-3-5-haiku-latest"}, None, "litellm"),
+        ({"model": "anthropic/claude-haiku-4-5"}, None, "litellm"),
         ({"model": "ollama/llama3", "api_base": ENDPOINT}, None, "litellm"),
         # a parameter that is not a standard OpenAI chat parameter
         ({"model": "openai/test-model", "api_base": ENDPOINT, "top_k": 5}, None, "litellm"),
