@@ -75,6 +75,8 @@ class LLMResponse(_Event):
     model: str
     content: str
     tool_call_count: int = 0
+    """The response's native tool calls; 0 for calls written as text (ReAct, a bare JSON
+    answer), which the ``tool_call`` events after it report."""
     usage: Usage
     latency: float
     purpose: str = "answer"
