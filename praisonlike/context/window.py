@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import functools
 import threading
-import warnings
 
+from praisonlike._runtime.user_warnings import warn_at_caller
 from praisonlike.context.config import ContextConfig
 from praisonlike.models.preflight import routable
 
@@ -37,11 +37,10 @@ def context_window(model: str, config: ContextConfig) -> int:
         first = model not in _warned
         _warned.add(model)
     if first and routable(model):
-        warnings.warn(
+        warn_at_caller(
             f"context window of model {model!r} is unknown; assuming {DEFAULT_CONTEXT_WINDOW} "
             "tokens (set ContextConfig.max_context_tokens to override)",
             ContextWindowUnknownWarning,
-            stacklevel=2,
         )
     return DEFAULT_CONTEXT_WINDOW
 
