@@ -162,8 +162,10 @@ def _llm_problems(config: LLMConfig) -> list[str]:
             "api_base must be an http:// or https:// URL with a host, such as "
             f"http://127.0.0.1:8080/v1, got {config.api_base!r}"
         )
-    if config.temperature is not None and not is_number(config.temperature):
-        problems.append(f"temperature must be a number or None, got {config.temperature!r}")
+    if config.temperature is not None and not (
+        is_number(config.temperature) and config.temperature >= 0
+    ):
+        problems.append(f"temperature must be a number >= 0 or None, got {config.temperature!r}")
     if config.max_tokens is not None and not (is_int(config.max_tokens) and config.max_tokens > 0):
         problems.append(f"max_tokens must be a positive int or None, got {config.max_tokens!r}")
     if config.timeout is not None and not (is_number(config.timeout) and config.timeout > 0):
