@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from praisonlike._runtime.text_safety import scrub_surrogates
+from praisonlike.redaction import redact_secrets
 from praisonlike.tools.arguments import ToolArgumentError
 
 NO_RESULT = "(the tool returned no result)"
@@ -98,11 +99,14 @@ def tool_exception_message(name: str, exc: BaseException) -> str:
     """The tool message for a tool call that raised: ``"Error: tool 'x' raised ValueError: ..."``.
 
     A :class:`ToolArgumentError` is reported with its own model-readable text.
-    Very long exception texts are truncated.
+    Very long exception texts are truncated, and key-like tokens in them
+    (:func:`~praisonlike.redaction.redact_secrets`) replaced: an exception of a
+    tool calling another service may quote that service's key, which must not
+    reach the model's provider.
     """
     if isinstance(exc, ToolArgumentError):
         return f"Error: {_safe_str(exc)}"
-    text = _safe_str(exc).strip()
+    text = redact_secrets(_safe_str(exc)).strip()
     if len(text) > _MAX_ERROR_TEXT:
         text = text[:_MAX_ERROR_TEXT] + "... (truncated)"
     kind = type(exc).__name__

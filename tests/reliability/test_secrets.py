@@ -228,3 +228,31 @@ def test_the_cli_reads_the_key_from_the_environment_without_printing_it(
     assert authorised(server)
     assert finished.returncode == 1
     assert CANARY not in finished.stdout + finished.stderr
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_key_quoted_in_a_tool_error_never_reaches_the_model(
+    server: LocalLLMServer, way: str
+) -> None:
+    """A tool calling another service may raise with that service's key in the text:
+    the model's provider gets the error with the key replaced."""
+    other_key = f"sk-proj-{uuid.uuid4().hex}"
+
+    def fetch(url: str) -> str:
+        """Fetch a page.
+
+        Args:
+            url: The page.
+        """
+        raise RuntimeError(f"upstream refused api_key={other_key} (key {other_key})")
+
+    server.extend([ToolCalls([Call("fetch", {"url": "https://example.invalid"})]), Text("ok")])
+    agent = Agent(instructions="Use tools.", llm=server.llm_config(), tools=[fetch])
+
+    run = run_turn(agent, way, "go")
+
+    assert run.error is None, repr(run.error)
+    sent = server.requests[1].messages[-1]["content"]
+    assert sent.startswith("Error: tool 'fetch' raised RuntimeError: upstream refused")
+    assert "[REDACTED]" in sent and other_key not in str(server.requests[1].body)
+    assert other_key not in str(agent.chat_history)
