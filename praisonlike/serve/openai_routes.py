@@ -28,6 +28,8 @@ from praisonlike.serve.state import ServerState
 
 
 async def chat_completions(state: ServerState, request: Any, requester: str | None) -> Any:
+    from starlette.responses import JSONResponse
+
     body = await parse(request, ChatCompletionRequest, state.config.max_body_bytes)
     history, prompt = _conversation(body.messages)
     agent = state.agent_for(None, requester, None, history)
@@ -41,7 +43,7 @@ async def chat_completions(state: ServerState, request: Any, requester: str | No
         status, retry = failure_status(live.error)
         return error_response(status, _failure_message(live), retry=retry)
     result = live.result
-    return {
+    completion = {
         "id": f"chatcmpl-{live.run_id}",
         "object": "chat.completion",
         "created": created,
@@ -55,6 +57,7 @@ async def chat_completions(state: ServerState, request: Any, requester: str | No
         ],
         "usage": _usage(result),
     }
+    return JSONResponse(completion, headers={"X-Run-Id": live.run_id})
 
 
 def failure_status(error: BaseException | None) -> tuple[int, bool]:
@@ -83,12 +86,21 @@ def _failure_message(live: LiveRun) -> str:
 
 
 def _text(content: Any) -> str | None:
+    """The text of a message's content; ApiError (400) for a part that is not text
+    (an image, audio, a file), which this endpoint does not pass on."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
-        texts = [p for p in parts if isinstance(p, str)]
-        if texts and len(texts) == len(parts):
+        kinds = {p.get("type") if isinstance(p, dict) else None for p in content}
+        if kinds - {"text"}:
+            raise ApiError(
+                400,
+                "invalid request: this endpoint takes text content only, not "
+                + ", ".join(sorted(str(kind) for kind in kinds - {"text"}))
+                + " parts",
+            )
+        texts = [p.get("text") for p in content]
+        if texts and all(isinstance(text, str) for text in texts):
             return "".join(texts)
     return None
 

@@ -8,7 +8,7 @@ names the field, never echoes the value).
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
@@ -62,14 +62,16 @@ class SteerRequest(BaseModel):
 
 
 class ChatCompletionRequest(BaseModel):
-    """The part of an OpenAI chat-completions request the server reads; the rest is ignored."""
+    """The part of an OpenAI chat-completions request the server reads; the rest is ignored,
+    except ``n`` other than 1 (one answer per request), which is refused."""
 
     model_config = ConfigDict(extra="allow")
 
     model: str | None = None
     messages: list[dict[str, Any]] = Field(min_length=1)
-    stream: StrictBool = False
+    stream: StrictBool | None = False
     user: str | None = None
+    n: Literal[1] | None = None
 
 
 async def read_body(request: Any, limit: int) -> bytes:

@@ -208,3 +208,48 @@ def test_a_configuration_error_is_a_500_the_openai_client_does_not_retry() -> No
     assert error["type"] == "server_error" and "OPENAI_API_KEY" in error["message"]
     assert built == [None, None]
     assert '"code": 500' in streamed.text and streamed.text.endswith("data: [DONE]\n\n")
+
+
+IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+
+
+@pytest.mark.parametrize(
+    ("extra", "messages", "names"),
+    [
+        (
+            {},
+            [{"role": "user", "content": [{"type": "text", "text": "What is it?"}, IMAGE]}],
+            "image_url",
+        ),
+        (
+            {},
+            [{"role": "user", "content": [IMAGE]}, {"role": "user", "content": "And?"}],
+            "image_url",
+        ),
+        ({"n": 2}, [{"role": "user", "content": "hi"}], "n"),
+    ],
+    ids=["image-in-the-prompt", "image-in-the-history", "two-answers"],
+)
+def test_what_the_endpoint_cannot_honour_is_refused_not_dropped(
+    app: Running, server: LocalLLMServer, extra: dict[str, Any], messages: Any, names: str
+) -> None:
+    """An image or a request for several answers was answered as if it were not there."""
+    with pytest.raises(openai.BadRequestError, match=names):
+        client(app).chat.completions.create(model="m", messages=messages, **extra)
+    assert server.requests == []
+
+
+def test_a_plain_answer_names_its_run_and_a_null_stream_is_not_streamed(
+    app: Running, server: LocalLLMServer
+) -> None:
+    server.add(Text("Fine."))
+    with httpx.Client(base_url=app.url, timeout=30) as http:
+        response = http.post(
+            "/v1/chat/completions",
+            json={"model": "m", "stream": None, "messages": [{"role": "user", "content": "hi"}]},
+            headers={"Authorization": "Bearer tok-alice"},
+        )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["choices"][0]["message"]["content"] == "Fine."
+    assert response.headers["x-run-id"] == body["id"].removeprefix("chatcmpl-")
