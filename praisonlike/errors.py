@@ -120,7 +120,7 @@ class UnknownModelError(ModelNotFoundError, ConfigurationError):
     """LiteLLM cannot tell which provider serves the model (``gpt-9-turbo``,
     ``nosuchprovider/foo``); raised before any request is sent.
 
-    ``suggestions`` holds close model strings LiteLLM does know (possibly empty);
+    ``suggestions`` holds close model strings LiteLLM or the bundled local models know (possibly empty);
     ``hint`` says how a model is spelled.
     """
 

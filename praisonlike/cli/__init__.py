@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from praisonlike.cli.failures import ExitCode, report
+from praisonlike.cli.failures import ExitCode, model_origin_scope, report
 from praisonlike.cli.output import Output, one_line
 from praisonlike.cli.parser import API_KEY_ENV, build_parser
 from praisonlike.context.window import ContextWindowUnknownWarning
@@ -30,7 +30,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     secrets = _secrets(args)
     output = Output.create(secrets=secrets)
-    with _debug_logging(args.debug, secrets), _warnings_on(output) as held:
+    with (
+        model_origin_scope(),
+        _debug_logging(args.debug, secrets),
+        _warnings_on(output) as held,
+    ):
         try:
             return int(_command(args)(args, output))
         except (Exception, KeyboardInterrupt) as exc:

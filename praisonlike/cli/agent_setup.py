@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from praisonlike.agent.agent import Agent
-from praisonlike.cli.failures import MODEL_HINT, CommandFailed, ExitCode
+from praisonlike.cli.failures import MODEL_HINT, CommandFailed, ExitCode, note_model_origin
 from praisonlike.errors import ConfigurationError
 from praisonlike.models.config import ExecutionConfig
 
@@ -61,21 +61,34 @@ def load_tool(spec: str) -> Callable[..., Any]:
     return cast("Callable[..., Any]", target)
 
 
+#: The variables :func:`~praisonlike.agent.default_model.default_model` reads a model name from.
+MODEL_VARIABLES = ("PRAISONLIKE_MODEL", "OPENAI_MODEL_NAME")
+
+
 def choose_model(model: str | None) -> str:
     """``model`` if given, else the default model from the environment.
 
-    Raises :class:`CommandFailed` (exit code 2) with the ways to set one.
+    A model named by ``PRAISONLIKE_MODEL`` (or ``OPENAI_MODEL_NAME``) is noted, so
+    an error about it says where the name came from. Raises
+    :class:`CommandFailed` (exit code 2) with the ways to set one.
     """
     if model:
         return model
     from praisonlike.agent.default_model import default_model
 
     try:
-        return default_model()
+        chosen = default_model()
     except ConfigurationError as exc:
         raise CommandFailed(
             "no model configured", exit_code=ExitCode.USAGE, hint=MODEL_HINT
         ) from exc
+    for variable in MODEL_VARIABLES:
+        value = os.environ.get(variable, "").strip()
+        if value:
+            if value == chosen:
+                note_model_origin(variable, chosen)
+            break
+    return chosen
 
 
 def llm_settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -5,16 +5,21 @@ Exit codes a script may rely on:
 * ``0`` success;
 * ``1`` the command ran and failed (a model error, a tool error, a timeout, a
   budget stop, a malformed skill, a missing session, an unexpected error);
-* ``2`` the command cannot run as configured (bad arguments, no model, any
+* ``2`` the command cannot run as configured, found before any request is
+  sent (bad arguments, no model, any
   :class:`~praisonlike.errors.ConfigurationError` such as a missing API key or
   a model name LiteLLM cannot resolve, an unknown model for ``models info``, a
-  tool that cannot be imported);
+  tool that cannot be imported, a request the network guard refuses:
+  :class:`~praisonlike.errors.ModelRequestBlockedError`);
 * ``130`` the turn was cancelled with Ctrl-C.
 """
 
 from __future__ import annotations
 
+import contextlib
 import traceback
+from collections.abc import Iterator
+from contextvars import ContextVar
 from enum import IntEnum
 
 from praisonlike.cli.output import Output, one_line
@@ -23,7 +28,9 @@ from praisonlike.errors import (
     AuthenticationError,
     ConfigurationError,
     InvalidInputError,
+    MissingCredentialsError,
     ModelNotFoundError,
+    ModelRequestBlockedError,
     PraisonlikeError,
     RunCancelled,
     UnsupportedInputError,
@@ -59,13 +66,63 @@ MODEL_HINT = (
 )
 
 
+GUARD_HINT = (
+    "unset PRAISONLIKE_ALLOW_MODEL_REQUESTS (or set it to 1) to let model requests leave "
+    "this machine, or point --api-base at a server on the loopback"
+)
+
+# The environment variable the command's model came from, and that model (set by
+# ``chat`` when no --model is given), so an error about the model can say where
+# its name came from.
+_model_origin: ContextVar[tuple[str, str] | None] = ContextVar(
+    "praisonlike_cli_model_origin", default=None
+)
+
+
+@contextlib.contextmanager
+def model_origin_scope() -> Iterator[None]:
+    """Forget, when the block ends, where the model came from (one command's worth)."""
+    token = _model_origin.set(None)
+    try:
+        yield
+    finally:
+        _model_origin.reset(token)
+
+
+def note_model_origin(variable: str, model: str) -> None:
+    """Record that the command's ``model`` was read from environment ``variable``."""
+    _model_origin.set((variable, model))
+
+
+def _model_origin_note(exc: BaseException) -> str | None:
+    """``the model name 'x' comes from PRAISONLIKE_MODEL ...`` when ``exc`` is about a
+    model whose name the command read from the environment (not --model)."""
+    origin = _model_origin.get()
+    if origin is None or isinstance(exc, MissingCredentialsError):
+        return None
+    variable, model = origin
+    if isinstance(exc, ModelNotFoundError):
+        named = exc.model == model
+    else:
+        named = isinstance(exc, ConfigurationError) and repr(model) in str(exc)
+    if not named:
+        return None
+    return (
+        f"the model name {model!r} comes from the environment variable {variable}: "
+        "correct or unset it, or pass --model"
+    )
+
+
 def exit_code_for(exc: BaseException) -> ExitCode:
     """The exit code a failure ends the command with (see the module docstring)."""
     if isinstance(exc, CommandFailed):
         return exc.exit_code
     if isinstance(exc, (RunCancelled, KeyboardInterrupt)):
         return ExitCode.CANCELLED
-    if isinstance(exc, (ConfigurationError, InvalidInputError, UnsupportedInputError)):
+    if isinstance(
+        exc,
+        (ConfigurationError, InvalidInputError, UnsupportedInputError, ModelRequestBlockedError),
+    ):
         return ExitCode.USAGE
     return ExitCode.FAILED
 
@@ -76,7 +133,11 @@ def report(exc: BaseException, output: Output, *, debug: bool) -> ExitCode:
         text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         output.err.print(text.rstrip(), markup=False, highlight=False, soft_wrap=True)
     hint = hint_for(exc)
-    output.error(without_hint(describe(exc), hint))
+    line = without_hint(describe(exc), hint)
+    origin = _model_origin_note(exc)
+    if origin:
+        hint = f"{origin}; {hint}" if hint else origin
+    output.error(line)
     if hint:
         output.hint(hint)
     elif not debug and not isinstance(exc, PraisonlikeError):
@@ -115,6 +176,8 @@ def hint_for(exc: BaseException) -> str | None:
         return "check the model name with `praisonlike models info MODEL`; " + MODEL_HINT
     if isinstance(exc, APIConnectionError) and exc.endpoint:
         return _connection_hint(exc.endpoint)
+    if isinstance(exc, ModelRequestBlockedError):
+        return GUARD_HINT
     return None
 
 

@@ -1,4 +1,5 @@
-"""The command line: ``praisonlike chat | models info | skills list | sessions list/show``."""
+"""The command line: ``praisonlike chat | models info | skills list | sessions list/show |
+serve | local status/stop``; ``--debug`` is accepted before or after any of them."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ API_KEY_ENV = "PRAISONLIKE_API_KEY"
 DEFAULT_INSTRUCTIONS = "You are a helpful assistant."
 
 
+DEBUG_HELP = "log at DEBUG level to stderr (secrets redacted) and show tracebacks"
+
+
 def _debug_flag(parser: argparse.ArgumentParser, *, top_level: bool) -> None:
     # Accepted before and after the subcommand; the subcommand's copy must not
     # overwrite a --debug given before it, hence SUPPRESS as its default.
@@ -19,8 +23,38 @@ def _debug_flag(parser: argparse.ArgumentParser, *, top_level: bool) -> None:
         "--debug",
         action="store_true",
         default=False if top_level else argparse.SUPPRESS,
-        help="log at DEBUG level to stderr (secrets redacted) and show tracebacks",
+        help=DEBUG_HELP,
     )
+
+
+def subcommand_parsers(
+    parser: argparse.ArgumentParser,
+) -> list[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    """Every command and subcommand parser under ``parser`` with its path
+    (``("local", "status")``), depth first; an alias's parser is listed once."""
+    found: list[tuple[tuple[str, ...], argparse.ArgumentParser]] = []
+    seen: set[int] = set()
+
+    def walk(current: argparse.ArgumentParser, path: tuple[str, ...]) -> None:
+        for action in current._actions:
+            if not isinstance(action, argparse._SubParsersAction):
+                continue
+            for name, sub in action.choices.items():
+                if id(sub) in seen:
+                    continue
+                seen.add(id(sub))
+                found.append(((*path, name), sub))
+                walk(sub, (*path, name))
+
+    walk(parser, ())
+    return found
+
+
+def _debug_everywhere(parser: argparse.ArgumentParser) -> None:
+    """``--debug`` on every command and subcommand, so it is accepted after any of them."""
+    for _, sub in subcommand_parsers(parser):
+        if "--debug" not in sub._option_string_actions:
+            _debug_flag(sub, top_level=False)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     from praisonlike.cli.local_command import add_local
 
     add_local(commands)
+    _debug_everywhere(parser)
     return parser
 
 
@@ -97,7 +132,6 @@ def _add_chat(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     chat.add_argument(
         "--json", action="store_true", help="print the turn's RunResult as JSON on stdout"
     )
-    _debug_flag(chat, top_level=False)
 
 
 def _add_models(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -105,7 +139,6 @@ def _add_models(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     actions = models.add_subparsers(dest="action", metavar="ACTION", required=True)
     info = actions.add_parser("info", help="context window, prices and features of a model")
     info.add_argument("model", help="a LiteLLM model string, e.g. gpt-4o-mini")
-    _debug_flag(info, top_level=False)
 
 
 def _add_skills(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -120,7 +153,6 @@ def _add_skills(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         metavar="DIR",
         help="skill folder (repeatable; default ./.praisonlike/skills and ~/.praisonlike/skills)",
     )
-    _debug_flag(listing, top_level=False)
 
 
 def _add_sessions(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -134,4 +166,3 @@ def _add_sessions(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         sub.add_argument(
             "--store", metavar="PATH", help="session database (default ~/.praisonlike/sessions.db)"
         )
-        _debug_flag(sub, top_level=False)

@@ -4,6 +4,14 @@ With ``PRAISONLIKE_ALLOW_MODEL_REQUESTS=0`` (the test suite's setting) a model
 call is only sent when its endpoint is on the loopback (127.0.0.0/8, ::1,
 localhost). Anything else raises :class:`ModelRequestBlockedError` before a
 byte is sent, so a test can never reach a real provider by accident.
+
+The variable is read at each consultation (one ``os.environ`` lookup and a set
+membership test, so setting it takes effect on the next request). Unset or
+empty, or ``1``/``true``/``yes``/``on``, allows every request;
+``0``/``false``/``no``/``off`` restricts them (any case, surrounding spaces
+ignored). Any other value raises :class:`~praisonlike.errors.ConfigurationError`
+naming the variable and these values, whatever the endpoint: a typo must not
+silently leave the guard off.
 """
 
 from __future__ import annotations
@@ -13,14 +21,34 @@ import ipaddress
 import os
 from urllib.parse import urlsplit
 
-from praisonlike.errors import ModelRequestBlockedError
+from praisonlike.errors import ConfigurationError, ModelRequestBlockedError
 
 ENV_VAR = "PRAISONLIKE_ALLOW_MODEL_REQUESTS"
+ALLOW_VALUES = ("1", "true", "yes", "on")
+DENY_VALUES = ("0", "false", "no", "off")
+_ALLOW = frozenset(ALLOW_VALUES) | {""}
+_DENY = frozenset(DENY_VALUES)
 
 
 def model_requests_allowed() -> bool:
-    """False when the environment forbids non-loopback model requests."""
-    return os.environ.get(ENV_VAR, "1").strip().lower() not in {"0", "false", "no", "off"}
+    """False when the environment forbids non-loopback model requests.
+
+    Raises :class:`ConfigurationError` for a value of ``PRAISONLIKE_ALLOW_MODEL_REQUESTS``
+    that is neither an allowing nor a restricting one (see the module docstring).
+    """
+    raw = os.environ.get(ENV_VAR)
+    if raw is None:
+        return True
+    value = raw.strip().lower()
+    if value in _DENY:
+        return False
+    if value in _ALLOW:
+        return True
+    raise ConfigurationError(
+        f"{ENV_VAR}={raw!r} is not a recognised value: use "
+        f"{'/'.join(DENY_VALUES)} to allow only loopback model endpoints, or "
+        f"{'/'.join(ALLOW_VALUES)} (or leave it unset) to allow every request"
+    )
 
 
 @functools.lru_cache(maxsize=256)
@@ -60,8 +88,10 @@ def endpoint_label(url: str) -> str | None:
 
 
 def check_model_request(model: str, api_base: str | None) -> None:
-    """Raise if requests are restricted and ``api_base`` is not on the loopback."""
-    if is_loopback_url(api_base) or model_requests_allowed():
+    """Raise :class:`ModelRequestBlockedError` if requests are restricted and
+    ``api_base`` is not on the loopback; :class:`ConfigurationError` when the
+    variable's value is not recognised (for any endpoint)."""
+    if model_requests_allowed() or is_loopback_url(api_base):
         return
     where = api_base or "the provider's default endpoint"
     raise ModelRequestBlockedError(

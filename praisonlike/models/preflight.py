@@ -6,7 +6,7 @@ request) and raises at once, before anything is sent, when the request cannot wo
 * :class:`~praisonlike.errors.UnknownModelError` when LiteLLM cannot tell which
   provider serves the model (``gpt-9-turbo``, ``nosuchprovider/foo``, a bare
   name sent to a custom ``api_base``): LiteLLM itself would refuse it. The error
-  suggests close model strings LiteLLM knows.
+  suggests close model strings LiteLLM knows, and the bundled local models.
 * :class:`~praisonlike.errors.MissingCredentialsError` when the provider needs
   an API key that is neither passed nor set, naming the variable(s) to set.
 
@@ -36,7 +36,7 @@ The rules, so a caller can predict the verdict:
   for the providers of :data:`~praisonlike.models.providers.KEY_VARIABLES`
   (``anthropic/...``, ``gemini/...``, ``groq/...``, ...), and OpenAI's and
   Anthropic's models named without a prefix as LiteLLM's bundled model map lists
-  them (``gpt-4o-mini``, ``claude-3-5-haiku-latest``). Anything else (an unknown
+  them (``gpt-4o-mini``, ``claude-haiku-4-5``). Anything else (an unknown
   name, another provider, a ``custom_llm_provider``) is asked of LiteLLM.
 * LiteLLM's provider for a model is remembered per (model, api_base, custom
   provider); a refusal is not. The environment is read again at each call that
@@ -221,12 +221,14 @@ def _unknown_model(model: str, litellm: ModuleType) -> UnknownModelError:
     prefix, slash, rest = model.partition("/")
     if slash and prefix not in providers:
         reason = f"LiteLLM has no provider {prefix!r}"
+        if rest in _local_models() or rest.endswith(".gguf"):
+            providers = [*providers, _LOCAL]  # local/<name> is praisonlike's, not LiteLLM's
         suggestions = tuple(
             f"{name}/{rest}" for name in difflib.get_close_matches(prefix, providers, n=3)
         )
     else:
         reason = "LiteLLM cannot tell which provider serves it"
-        known = _known_models()
+        known = {**_known_models(), **_local_models()}
         suggestions = tuple(known[name] for name in difflib.get_close_matches(model, known, n=3))
     message = f"unknown model {model!r}: {reason}"
     if suggestions:
@@ -237,6 +239,18 @@ def _unknown_model(model: str, litellm: ModuleType) -> UnknownModelError:
         suggestions=suggestions,
         hint=MODEL_SPELLING_HINT,
     )
+
+
+_LOCAL = "local"
+
+
+@functools.lru_cache(maxsize=1)
+def _local_models() -> dict[str, str]:
+    """praisonlike's own local models, as :func:`_known_models` lists LiteLLM's: ``local``
+    (the default one) and each bundled model's name, with the model string that runs it."""
+    from praisonlike.models.local.model_file import LOCAL_MODELS
+
+    return {_LOCAL: _LOCAL, **{name: f"{_LOCAL}/{name}" for name in LOCAL_MODELS}}
 
 
 def _provider_names(litellm: ModuleType) -> list[str]:

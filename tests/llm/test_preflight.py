@@ -179,6 +179,7 @@ def test_a_model_litellm_cannot_route_warns_of_nothing_else(
     [warning] = caught
     assert warning.category is ContextWindowUnknownWarning
     assert routable in str(warning.message)
+    assert warning.filename == __file__  # shown at the application's call, not inside praisonlike
 
 
 @pytest.mark.parametrize(
@@ -290,3 +291,43 @@ def test_a_missing_key_reported_by_the_server_is_not_retried(
     assert not isinstance(raised.value, ServiceUnavailableError)
     assert raised.value.retried == 0
     assert server.request_count == 1
+
+
+# -- suggestions of praisonlike's own local models --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typo", "suggested"),
+    [
+        ("locl", "local"),
+        ("smollm2-135", "local/smollm2-135m"),
+        ("locl/smollm2-135m", "local/smollm2-135m"),
+    ],
+)
+def test_a_typo_of_a_local_model_suggests_it(typo: str, suggested: str) -> None:
+    agent = Agent(instructions="You answer.", llm=typo)
+
+    with pytest.raises(UnknownModelError) as raised:
+        agent.chat("hello")
+
+    assert suggested in raised.value.suggestions
+    assert f"did you mean {suggested!r}" in str(raised.value)
+
+
+# -- the network guard's variable ------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["maybe", "2", "ture"])
+def test_an_unrecognised_guard_value_is_refused_even_for_the_loopback(
+    server: LocalLLMServer, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("PRAISONLIKE_ALLOW_MODEL_REQUESTS", value)
+    agent = Agent(instructions="You answer.", llm=server.llm_config())
+    server.add(Text("never sent"))
+
+    with pytest.raises(ConfigurationError) as raised:
+        agent.chat("hello")
+
+    assert f"PRAISONLIKE_ALLOW_MODEL_REQUESTS={value!r}" in str(raised.value)
+    assert "0/false/no/off" in str(raised.value) and "1/true/yes/on" in str(raised.value)
+    assert server.request_count == 0
