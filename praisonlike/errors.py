@@ -120,8 +120,8 @@ class UnknownModelError(ModelNotFoundError, ConfigurationError):
     """LiteLLM cannot tell which provider serves the model (``gpt-9-turbo``,
     ``nosuchprovider/foo``); raised before any request is sent.
 
-    ``suggestions`` holds close model strings LiteLLM or the bundled local models know (possibly empty);
-    ``hint`` says how a model is spelled.
+    ``suggestions`` holds close model strings LiteLLM or the bundled local
+    models know (possibly empty); ``hint`` says how a model is spelled.
     """
 
     def __init__(
