@@ -81,7 +81,7 @@ def local_rows(model: str) -> Rows:
         ("Cached input price", free),
         ("Tool calling", "yes" if native else "yes, written as text (ReAct)"),
         ("Vision", "no"),
-        ("Structured output", "no"),
+        ("Structured output", "yes, held to the schema by a grammar (no response_format)"),
         ("Model file", size),
     ]
 

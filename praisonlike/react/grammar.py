@@ -19,16 +19,27 @@ no tools, takes only text (:func:`text_grammar`), so the model answers instead o
 writing a call nobody will run. The answer's schema is embedded with
 LLGuidance's ``lenient`` option, so a keyword or ``format`` it does not
 implement is left to the answer check instead of failing the request.
+
+The answer's schema is narrowed first (:mod:`praisonlike.react.answer_bounds`) so that a
+small model cannot write past the answer until the token cap: an object takes
+only its declared keys (in the schema's order, as LLGuidance imposes), strings,
+integers and arrays get a length where the schema sets none, and the JSON has
+one fixed layout (``{"a": 1, "b": [2, 3]}``, :data:`ANSWER_LAYOUT`) instead of
+LLGuidance's default, which allows any run of whitespace between tokens.
+Everything the narrowed schema admits is valid under the original one, so the
+answer check (against the original) is unchanged.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from praisonlike.models.capabilities import model_features
 from praisonlike.models.config import LLMConfig
+from praisonlike.react.answer_bounds import bounded_answer_schema
 
 _TEXT = r"/[^{\[`\s](?s:.*)/"
 _EMPTY_OBJECT = {"type": "object", "properties": {}}
@@ -87,11 +98,21 @@ def _reply_grammar(answer_schema: Mapping[str, Any] | None) -> str:
 
 def _reply_rule(answer_schema: Mapping[str, Any] | None) -> tuple[str, str]:
     """The name and rule of a reply that is not a call: plain text, or a JSON value
-    matching ``answer_schema`` (embedded lenient)."""
+    matching ``answer_schema`` (narrowed, in :data:`ANSWER_LAYOUT`)."""
     if answer_schema is None:
         return "text", f"text: {_TEXT}"
-    lenient = {**answer_schema, "x-guidance": {"lenient": True}}
-    return "answer", f"answer: %json {json.dumps(lenient)}"
+    bounded = {**bounded_answer_schema(answer_schema), "x-guidance": dict(ANSWER_LAYOUT)}
+    return "answer", f"answer: %json {json.dumps(bounded)}"
+
+
+ANSWER_LAYOUT: Mapping[str, Any] = MappingProxyType(
+    {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": ", "lenient": True}
+)
+"""LLGuidance's options for a structured answer: no whitespace but the one space in
+``", "`` and ``": "`` (its default admits any run of spaces, tabs and newlines
+between two tokens, which a 0.5B model filled until the token cap), and
+``lenient`` (a keyword or ``format`` it does not implement is left to the answer
+check)."""
 
 
 class TurnGrammar:

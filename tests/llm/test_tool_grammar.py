@@ -15,7 +15,8 @@ from pydantic import BaseModel
 from praisonlike import Agent
 from praisonlike.models.capabilities import model_features
 from praisonlike.models.config import LLMConfig
-from praisonlike.react.grammar import answer_grammar, text_grammar, tool_call_grammar
+from praisonlike.react.answer_bounds import bounded_answer_schema
+from praisonlike.react.grammar import ANSWER_LAYOUT, answer_grammar, text_grammar, tool_call_grammar
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 
 pytestmark = pytest.mark.filterwarnings(
@@ -200,7 +201,10 @@ def test_a_structured_answer_takes_the_place_of_free_text() -> None:
     assert grammar is not None
     assert "start: call | fenced | answer" in grammar
     assert "text:" not in grammar
-    assert answer_schema_of(grammar) == {**schema, "x-guidance": {"lenient": True}}
+    assert answer_schema_of(grammar) == {
+        **bounded_answer_schema(schema),
+        "x-guidance": dict(ANSWER_LAYOUT),
+    }
     assert embedded_schema(grammar) == embedded_schema(tool_call_grammar([WEATHER_TOOL]) or "")
     only = answer_grammar(schema)
     assert only.splitlines()[1] == "start: answer"
