@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from cli_support import PROVIDER_VARIABLES
 
 from praisonlike import Agent
 
-KEYS = (
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "GEMINI_API_KEY",
-    "GROQ_API_KEY",
-    "MISTRAL_API_KEY",
-    "DEEPSEEK_API_KEY",
-)
+KEYS = [name for name in PROVIDER_VARIABLES if name.endswith("_API_KEY")]
+KEYS.remove("OPENROUTER_API_KEY")  # its models are not in the bundled map at all
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -23,7 +18,7 @@ def test_the_model_a_provider_key_picks_is_one_litellms_map_knows(
     """So its context window and price are known: no unknown-window warning and no
     unknown cost on the first turn of a user who only set that key. (OpenRouter's
     models are not in the bundled map at all, so its default is left out.)"""
-    for name in (*KEYS, "OPENROUTER_API_KEY", "PRAISONLIKE_MODEL", "OPENAI_MODEL_NAME"):
+    for name in PROVIDER_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv(key, "sk-test-key-not-used")
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import PROVIDER_VARIABLES, run_main
 
 from praisonlike import RunResult, TerminationReason
 from praisonlike.cli import main
@@ -33,19 +34,7 @@ from praisonlike.testing import (
 )
 
 REPO = Path(__file__).resolve().parents[2]
-PROVIDER_KEYS = (
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "GEMINI_API_KEY",
-    "GROQ_API_KEY",
-    "MISTRAL_API_KEY",
-    "DEEPSEEK_API_KEY",
-    "OPENROUTER_API_KEY",
-    "PRAISONLIKE_MODEL",
-    "OPENAI_MODEL_NAME",
-    "PRAISONLIKE_API_KEY",
-    "PRAISONLIKE_API_BASE",
-)
+PROVIDER_KEYS = (*PROVIDER_VARIABLES, "PRAISONLIKE_API_KEY", "PRAISONLIKE_API_BASE")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\r")
 
 
@@ -67,12 +56,6 @@ def cli_env(tmp_path: Path, *python_path: Path) -> dict[str, str]:
 
 def model_args(server: LocalLLMServer, model: str = "openai/test-model") -> list[str]:
     return ["--model", model, "--api-base", server.url, "--api-key", "sk-test"]
-
-
-def run_main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def error_lines(err: str) -> list[str]:

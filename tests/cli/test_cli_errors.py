@@ -9,9 +9,9 @@ import io
 import sys
 
 import pytest
+from cli_support import lines_with, run_main
 
 from praisonlike import Agent, ExecutionConfig
-from praisonlike.cli import main
 from praisonlike.cli.failures import report
 from praisonlike.cli.output import Output
 from praisonlike.errors import APIConnectionError, PraisonlikeError
@@ -26,16 +26,6 @@ PROVIDER_TEXT = "The model `nope` does not exist"
 
 def model_args(server: LocalLLMServer, model: str = "openai/nope") -> list[str]:
     return ["--model", model, "--api-base", server.url, "--api-key", "sk-test"]
-
-
-def lines_with(prefix: str, text: str) -> list[str]:
-    return [line for line in text.splitlines() if line.startswith(prefix)]
-
-
-def run_main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.mark.parametrize("json_output", [False, True])

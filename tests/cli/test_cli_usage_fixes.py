@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_support import lines_with, run_main
 
-from praisonlike.cli import main
 from praisonlike.cli.parser import build_parser
 from praisonlike.models.local import DEFAULT_LOCAL_MODEL, LOCAL_MODELS
 from praisonlike.models.local.state_file import STATE_DIR_ENV, ServerState, write_state
@@ -31,16 +31,6 @@ pytestmark = pytest.mark.filterwarnings(
 GUARD = "PRAISONLIKE_ALLOW_MODEL_REQUESTS"
 REMOTE = "https://api.example.invalid/v1"
 OTHER_LOCAL_MODEL = next(name for name in sorted(LOCAL_MODELS) if name != DEFAULT_LOCAL_MODEL)
-
-
-def run_main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def lines_with(prefix: str, text: str) -> list[str]:
-    return [line for line in text.splitlines() if line.startswith(prefix)]
 
 
 @pytest.fixture

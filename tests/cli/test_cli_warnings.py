@@ -5,23 +5,13 @@ failed on its configuration (the model was never usable)."""
 from __future__ import annotations
 
 import pytest
+from cli_support import lines_with, run_main
 
-from praisonlike.cli import main
 from praisonlike.testing import LocalLLMServer, Text
 
 pytestmark = pytest.mark.filterwarnings(
     "always::praisonlike.context.window.ContextWindowUnknownWarning"
 )
-
-
-def run_main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def lines_with(prefix: str, text: str) -> list[str]:
-    return [line for line in text.splitlines() if line.startswith(prefix)]
 
 
 def model_args(server: LocalLLMServer, model: str) -> list[str]:

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import run_main
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
 from praisonlike import Agent, ContextConfig
-from praisonlike.cli import main
 from praisonlike.display import LiveDisplay
 from praisonlike.logging_setup import Redactor
 from praisonlike.memory import SQLiteStore
@@ -95,12 +95,6 @@ def test_live_display_scrubs_a_streamed_answer(server: LocalLLMServer, llm: dict
 def chat(server: LocalLLMServer, *extra: str, api_key: str = "none") -> list[str]:
     model = ["--model", "openai/m", "--api-base", server.url, "--api-key", api_key]
     return ["chat", "hi", *model, *extra]
-
-
-def run_main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.mark.parametrize("chunk_size", [1, 2, 3, 4, 5, 7, 11])
