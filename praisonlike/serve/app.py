@@ -80,6 +80,9 @@ def create_app(agent: Any, config: ServeConfig | None = None) -> Starlette:
         answer = await run_routes.stop_run(state, request, request.path_params["run_id"], who)
         return JSONResponse(answer, 202)
 
+    async def run_status(state: ServerState, request: Request, who: str | None) -> Any:
+        return await run_routes.run_status(state, request.path_params["run_id"], who)
+
     async def steer(state: ServerState, request: Request, who: str | None) -> Any:
         answer = await run_routes.steer_run(state, request, request.path_params["run_id"], who)
         return JSONResponse(answer, 202)
@@ -122,6 +125,7 @@ def create_app(agent: Any, config: ServeConfig | None = None) -> Starlette:
         Route("/", page, methods=["GET"]),
         Route("/v1/health", health, methods=["GET"]),
         Route("/v1/runs", protected(runs), methods=["POST"]),
+        Route("/v1/runs/{run_id}", protected(run_status), methods=["GET"]),
         Route("/v1/runs/{run_id}/stop", protected(stop), methods=["POST"]),
         Route("/v1/runs/{run_id}/steer", protected(steer), methods=["POST"]),
         Route("/v1/sessions/{session_id}", protected(session), methods=["GET"]),

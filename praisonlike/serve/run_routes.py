@@ -1,4 +1,4 @@
-"""``POST /v1/runs`` and a run's ``/stop`` and ``/steer``.
+"""``POST /v1/runs``, ``GET /v1/runs/{run_id}`` and a run's ``/stop`` and ``/steer``.
 
 A run on an existing session is refused (403) unless the requester owns it.
 Stop and steer reach a run of this process in memory; a run elsewhere is
@@ -101,6 +101,20 @@ async def stop_run(state: ServerState, request: Any, run_id: str, requester: str
     session_id = await _remote_session(state, run_id, body.session_id, requester)
     await state.in_thread("request_stop", session_id, requester, reason=f"run {run_id}: {reason}")
     return _accepted(run_id, session_id, "stopping")
+
+
+async def run_status(state: ServerState, run_id: str, requester: str | None) -> Any:
+    """A run of this process, running or among the last that ended; 404 otherwise."""
+    found = state.runs.status(run_id)
+    if found is None:
+        raise ApiError(
+            404,
+            "no such run in this server (it ran in another worker, or ended long ago: its "
+            "turn is in its session, GET /v1/sessions/{session_id}/messages)",
+        )
+    owner, status = found
+    check_owner(owner, requester, "this run")
+    return status
 
 
 async def steer_run(state: ServerState, request: Any, run_id: str, requester: str | None) -> Any:

@@ -13,6 +13,7 @@ steering given to the new run).
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,14 @@ class LiveRun:
     error: BaseException | None = None
     task: asyncio.Task[None] | None = None
 
+    def status(self) -> dict[str, Any]:
+        """``GET /v1/runs/{run_id}``: ``running``, or ``ended`` with how it ended (the
+        ``end`` event's data) and its result (``None`` when it failed)."""
+        if not self.finished.is_set():
+            return {"run_id": self.run_id, "session_id": self.session_id, "status": "running"}
+        result = self.result.model_dump(mode="json") if self.result is not None else None
+        return {**self.end_data(), "status": "ended", "result": result}
+
     def end_data(self) -> dict[str, Any]:
         """The ``end`` event's data: how the run ended."""
         reason = self.result.termination_reason.value if self.result is not None else "error"
@@ -71,16 +80,32 @@ def safe_message(error: BaseException) -> str:
     return f"{type(error).__name__} (see the server's log)"
 
 
+ENDED_RUNS_KEPT = 256
+"""How many ended runs a server process remembers for ``GET /v1/runs/{run_id}``."""
+
+
 class RunRegistry:
-    """The live runs of this process, by run id, and the session each one holds."""
+    """The live runs of this process, by run id, the session each one holds, and
+    the last :data:`ENDED_RUNS_KEPT` runs that ended."""
 
     def __init__(self, control_poll_interval: float) -> None:
         self._runs: dict[str, LiveRun] = {}
+        self._ended: OrderedDict[str, tuple[str | None, dict[str, Any]]] = OrderedDict()
+        """Owner and final status of the last runs that ended (not the runs: their
+        agents and unread events are let go)."""
         self._busy: set[str] = set()
         self._poll = control_poll_interval
 
     def get(self, run_id: str) -> LiveRun | None:
         return self._runs.get(run_id)
+
+    def status(self, run_id: str) -> tuple[str | None, dict[str, Any]] | None:
+        """The owner and :meth:`LiveRun.status` of a run of this process, live or among
+        the last that ended; None when there is none."""
+        live = self._runs.get(run_id)
+        if live is not None:
+            return live.owner, live.status()
+        return self._ended.get(run_id)
 
     def session_busy(self, session_id: str) -> bool:
         return session_id in self._busy
@@ -148,6 +173,9 @@ class RunRegistry:
             self._runs.pop(live.run_id, None)
             self._busy.discard(live.session_id or "")
             live.finished.set()
+            self._ended[live.run_id] = (live.owner, live.status())
+            while len(self._ended) > ENDED_RUNS_KEPT:
+                self._ended.popitem(last=False)
             live.queue.put_nowait(None)
 
     async def _watch_control(self, live: LiveRun, store: Any) -> None:

@@ -230,6 +230,31 @@ def test_a_detached_run_finishes_after_its_client_is_gone(
     assert [(t["status"], t["answer"]) for t in stored] == [("normal", "finished anyway")]
 
 
+def test_a_detached_run_can_be_followed_until_it_ends(
+    authed: Running, server: LocalLLMServer
+) -> None:
+    server.add(Text("finished anyway", chunk_size=2, chunk_delay=0.05))
+    body = {"input": "Go on without me.", "session_id": "followed", "detach": True}
+    with authed.client("tok-alice") as alice:
+        with alice.stream("POST", "/v1/runs", json=body) as response:
+            run_id = response.headers["x-run-id"]
+            for message in sse_messages(response.iter_lines()):
+                if message.event == "text_delta":
+                    break
+        running = alice.get(f"/v1/runs/{run_id}").json()
+        assert running == {"run_id": run_id, "session_id": "followed", "status": "running"}
+        with authed.client("tok-bob") as bob:
+            assert bob.get(f"/v1/runs/{run_id}").status_code == 403
+        ended = wait_until(
+            lambda: (r := alice.get(f"/v1/runs/{run_id}").json())["status"] == "ended" and r,
+            "the detached run to end",
+        )
+        missing = alice.get("/v1/runs/no-such-run")
+    assert ended["termination_reason"] == "completed" and ended["error"] is None
+    assert ended["result"]["output"] == "finished anyway"
+    assert (missing.status_code, missing.json()["error"]["type"]) == (404, "not_found")
+
+
 def test_a_second_run_of_a_busy_session_is_refused(app: Running, server: LocalLLMServer) -> None:
     server.add(Text("slow", chunk_size=1, chunk_delay=0.2))
     reader = Reader(app, {"input": "One.", "session_id": "busy"})
