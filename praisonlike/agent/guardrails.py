@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +73,24 @@ class GuardrailConfig:
         if self.output is not None and not (isinstance(self.output, str) or callable(self.output)):
             raise ConfigurationTypeError(
                 "invalid GuardrailConfig: output must be a callable or a rule string"
+            )
+        keywords = self.input_keywords
+        if not isinstance(keywords, str) and isinstance(keywords, Iterable):
+            keywords = tuple(keywords)
+            object.__setattr__(self, "input_keywords", keywords)
+        if (
+            isinstance(keywords, str)
+            or not isinstance(keywords, tuple)
+            or not all(isinstance(k, str) for k in keywords)
+        ):
+            raise ConfigurationTypeError(
+                "invalid GuardrailConfig: input_keywords must be a list of strings "
+                f"(['password', ...]), got {keywords!r}"
+            )
+        if not isinstance(self.preset_response, str) or not self.preset_response.strip():
+            raise ConfigurationTypeError(
+                "invalid GuardrailConfig: preset_response must be a non-empty str (the answer "
+                f"to a blocked prompt), got {self.preset_response!r}"
             )
 
     def blocks(self, prompt: str) -> bool:

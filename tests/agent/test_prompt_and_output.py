@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from praisonlike import Agent, LLMConfig, TerminationReason
 from praisonlike.agent.guardrails import GuardrailConfig, GuardrailResult
-from praisonlike.errors import GuardrailError, OutputValidationError
+from praisonlike.errors import ConfigurationTypeError, GuardrailError, OutputValidationError
 from praisonlike.events import ReflectionEvent
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 
@@ -185,6 +185,24 @@ def test_input_guardrail_answers_without_any_llm_call(
     assert agent.last_result is not None
     assert agent.last_result.termination_reason is TerminationReason.GUARDRAIL_BLOCKED
     assert agent.chat_history[-1]["content"] == "I can't help with credentials."
+
+
+@pytest.mark.parametrize(
+    ("settings", "names"),
+    [
+        ({"input_keywords": "password"}, "input_keywords"),  # read letter by letter
+        ({"input_keywords": ["password", 5]}, "input_keywords"),
+        ({"input_keywords": ["password"], "preset_response": None}, "preset_response"),
+        ({"input_keywords": ["password"], "preset_response": "  "}, "preset_response"),
+    ],
+)
+def test_an_input_guardrail_that_would_not_work_is_refused_when_built(
+    settings: dict[str, Any], names: str
+) -> None:
+    """A string of keywords blocked nearly every prompt; a None preset answer let every
+    forbidden prompt through to the model."""
+    with pytest.raises(ConfigurationTypeError, match=names):
+        GuardrailConfig(**settings)
 
 
 def test_output_guardrail_retries_then_fails(server: LocalLLMServer, llm: dict[str, Any]) -> None:
