@@ -96,6 +96,40 @@ class HookResult:
 NO_CHANGES = HookResult()
 """The result of no hooks, or of hooks that changed nothing (frozen, so shared)."""
 
+_ACTED_ON: Mapping[HookPoint, frozenset[str]] = {
+    HookPoint.BEFORE_LLM: frozenset({"messages", "block", "reason", "output"}),
+    HookPoint.BEFORE_TOOL: frozenset({"arguments", "deny", "reason"}),
+    HookPoint.AFTER_TOOL: frozenset({"result"}),
+}
+"""The :class:`HookResult` fields each point acts on; at the others hooks only observe."""
+
+_KINDS: Mapping[str, tuple[type, ...]] = {
+    "messages": (list,),
+    "arguments": (dict,),
+    "result": (str,),
+    "block": (bool,),
+    "deny": (bool,),
+    "reason": (str,),
+    "output": (str,),
+}
+
+
+def _unusable(event: HookPoint, result: HookResult) -> str | None:
+    """Why ``result`` cannot be applied at ``event`` (a field the point ignores, so a
+    block or a denial would silently not happen; or a value of the wrong kind)."""
+    given = {name: value for name, value in vars(result).items() if value not in (None, False)}
+    ignored = sorted(set(given) - _ACTED_ON.get(event, frozenset()))
+    if ignored:
+        acted = ", ".join(sorted(_ACTED_ON.get(event, ()))) or "nothing (it only observes)"
+        return f"set {', '.join(ignored)}, which {event.name} does not act on (it acts on {acted})"
+    for name, value in given.items():
+        if not isinstance(value, _KINDS[name]):
+            return f"set {name} to a {type(value).__name__}, not a {_KINDS[name][0].__name__}"
+    messages = given.get("messages")
+    if messages is not None and (not messages or not all(isinstance(m, dict) for m in messages)):
+        return "set messages to something other than a non-empty list of message dicts"
+    return None
+
 HookFunction = Callable[[HookContext], Any]
 
 
@@ -220,6 +254,10 @@ class HookRunner:
                 context.event,
                 TypeError(f"returned {type(value).__name__}, not HookResult or None"),
             )
+            return merged, context
+        problem = _unusable(context.event, value)
+        if problem is not None:
+            self._failed(hook, context.event, TypeError(problem))
             return merged, context
         return _merge(merged, value), _apply(context, value)
 

@@ -285,3 +285,49 @@ def test_parallel_safe_calls_overlap_and_others_do_not(
     a, b, c, d = (spans[k] for k in "abcd")
     assert a[0] < b[1] and b[0] < a[1]  # overlapped
     assert c[1] <= d[0] or d[1] <= c[0]  # one after the other
+
+
+@pytest.mark.parametrize(
+    ("point", "result", "says"),
+    [
+        (HookPoint.BEFORE_TOOL, HookResult(block=True), "set block, which BEFORE_TOOL"),
+        (HookPoint.BEFORE_AGENT, HookResult(deny=True), "set deny, which BEFORE_AGENT"),
+        (HookPoint.BEFORE_LLM, HookResult(deny=True), "set deny, which BEFORE_LLM"),
+        (HookPoint.AFTER_TOOL, HookResult(result={"a": 1}), "set result to a dict"),  # type: ignore[arg-type]
+        (HookPoint.BEFORE_LLM, HookResult(messages=[]), "non-empty list of message dicts"),
+        (HookPoint.BEFORE_LLM, HookResult(messages="hi"), "set messages to a str"),  # type: ignore[arg-type]
+    ],
+    ids=[
+        "block-a-tool",
+        "deny-a-turn",
+        "deny-a-call",
+        "dict-result",
+        "no-messages",
+        "str-messages",
+    ],
+)
+def test_a_hook_result_its_point_cannot_apply_fails_the_turn(
+    server: LocalLLMServer, point: HookPoint, result: HookResult, says: str
+) -> None:
+    """Not ignored: a block or a denial the point does not act on would let the tool or
+    the call go ahead as if the hook had allowed it."""
+    ran: list[int] = []
+
+    def guarded_add(a: int, b: int) -> int:
+        """Add two numbers."""
+        ran.append(a)
+        return a + b
+
+    server.extend([ToolCalls([Call("guarded_add", {"a": 1, "b": 2})]), Text("3")])
+    agent = Agent(
+        instructions="Use tools.",
+        llm=server.llm_config(),
+        tools=[guarded_add],
+        hooks={point: lambda context: result},
+    )
+
+    with pytest.raises(HookError, match=says):
+        agent.chat("go")
+
+    assert ran == ([1] if point is HookPoint.AFTER_TOOL else [])
+    assert agent.chat_history == []
