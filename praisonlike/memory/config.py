@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from praisonlike._runtime.config_checks import is_int
 from praisonlike.errors import ConfigurationError, ConfigurationTypeError
 
 if TYPE_CHECKING:
@@ -39,6 +40,16 @@ class MemoryConfig:
 
             entry = model_entry(self.summary_model, "MemoryConfig.summary_model")
             object.__setattr__(self, "summary_model", entry)
+        for name in ("history_rounds", "history_tokens"):
+            value = getattr(self, name)
+            if not (is_int(value) or (value is None and name == "history_tokens")):
+                raise ConfigurationTypeError(f"MemoryConfig.{name} must be an int, got {value!r}")
+        if not isinstance(self.long_term, bool):
+            raise ConfigurationTypeError(
+                f"MemoryConfig.long_term must be True or False, got {self.long_term!r}"
+            )
+        if self.owner is not None and not isinstance(self.owner, str):
+            raise ConfigurationTypeError(f"MemoryConfig.owner must be a str, got {self.owner!r}")
         if self.history_rounds < 0:
             raise ConfigurationError(
                 f"MemoryConfig.history_rounds must be >= 0, got {self.history_rounds}"

@@ -6,8 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from praisonlike.errors import ConfigurationError
-from praisonlike.memory import MessageStatus, TurnRecord, estimate_tokens, history_window
+from praisonlike.errors import ConfigurationError, ConfigurationTypeError
+from praisonlike.memory import (
+    MemoryConfig,
+    MessageStatus,
+    TurnRecord,
+    estimate_tokens,
+    history_window,
+)
 
 
 def turn(index: int, answer: str | None = None, status=MessageStatus.NORMAL) -> TurnRecord:
@@ -137,3 +143,20 @@ def test_window_invariants(specs, rounds, max_tokens) -> None:
             {"content": older.answer}
         )
         assert sum(estimate_tokens(m) for m in window) + extra > max_tokens
+
+
+@pytest.mark.parametrize(
+    ("settings", "names"),
+    [
+        ({"history_rounds": "3"}, "history_rounds"),
+        ({"history_rounds": 1.5}, "history_rounds"),
+        ({"history_tokens": "100"}, "history_tokens"),
+        ({"long_term": "no"}, "long_term"),  # was taken as true: summary calls still ran
+        ({"owner": 7}, "owner"),
+    ],
+)
+def test_a_memory_setting_of_the_wrong_kind_is_refused_when_built(
+    settings: dict[str, object], names: str
+) -> None:
+    with pytest.raises(ConfigurationTypeError, match=f"MemoryConfig.{names}"):
+        MemoryConfig(**settings)  # type: ignore[arg-type]
