@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from praisonlike.errors import ConfigurationError
 from praisonlike.testing.function_model import FunctionModel, ModelInfo
 from praisonlike.testing.script import Call, Text, ToolCalls
 
@@ -62,8 +63,10 @@ class TestModel(FunctionModel):
 
     The answer is ``text`` when given, else a JSON object mapping each called
     tool's name to its result (the tool message's content). With
-    ``call_tools`` a list of names, only those tools are called; with no tool
-    to call the model answers straight away. A new user message starts over.
+    ``call_tools`` a list of names, only those tools are called (a name the
+    agent does not offer raises :class:`~praisonlike.errors.ConfigurationError`
+    at the call); with no tool to call the model answers straight away. A new
+    user message starts over.
     """
 
     __test__ = False  # not a pytest test class
@@ -80,6 +83,7 @@ class TestModel(FunctionModel):
         def answer(messages: list[dict[str, Any]], info: ModelInfo) -> Text | ToolCalls:
             results = _tool_results_since_user(messages)
             if results is None:
+                _check_names(only, info.tool_names)
                 names = [n for n in info.tool_names if only is None or n in only]
                 calls = [
                     Call(tool["function"]["name"], example_arguments(_parameters(tool)))
@@ -94,6 +98,17 @@ class TestModel(FunctionModel):
         settings.setdefault("function", answer)
         settings.setdefault("name", "test")
         super().__init__(**settings)
+
+
+def _check_names(only: tuple[str, ...] | None, offered: Sequence[str]) -> None:
+    """A name in ``call_tools`` that a call offering tools does not offer is a typo:
+    the test would pass without calling anything."""
+    unknown = sorted(set(only or ()) - set(offered))
+    if offered and unknown:
+        raise ConfigurationError(
+            f"TestModel(call_tools=...): {', '.join(map(repr, unknown))} is not among the "
+            f"tools the agent offers ({', '.join(offered)})"
+        )
 
 
 def _parameters(tool: Mapping[str, Any]) -> Mapping[str, Any]:

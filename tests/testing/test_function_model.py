@@ -15,7 +15,13 @@ from typing import Any
 import pytest
 
 from praisonlike import Agent
-from praisonlike.errors import APIConnectionError, AuthenticationError, LLMError, RateLimitError
+from praisonlike.errors import (
+    APIConnectionError,
+    AuthenticationError,
+    ConfigurationError,
+    LLMError,
+    RateLimitError,
+)
 from praisonlike.events import TextDelta, ToolCallEvent, ToolResultEvent
 from praisonlike.models.config import ExecutionConfig
 from praisonlike.models.transport import needs_litellm, transport_for
@@ -219,9 +225,15 @@ def test_test_model_calls_each_tool_with_schema_valid_arguments(no_sockets: None
     answer = json.loads(agent.chat("do everything"))
     assert answer == {"add": "0", "book": "booked a"}
     assert received == [{"city": "a", "nights": 0, "tags": [], "refundable": True}]
-    fixed = Agent(instructions="x", llm=TestModel(text="done", call_tools=["add"]), tools=[book])
+    fixed = Agent(
+        instructions="x", llm=TestModel(text="done", call_tools=["add"]), tools=[add, book]
+    )
     assert fixed.chat("hi") == "done"
-    assert received == [received[0]]  # book was not offered to call
+    assert received == [received[0]]  # book was not among the tools to call
+    typo = Agent(instructions="x", llm=TestModel(call_tools=["bok"]), tools=[add, book])
+    with pytest.raises(ConfigurationError, match="'bok' is not among the tools"):
+        typo.chat("hi")  # it called nothing, and the test using it passed
+    assert typo.chat_history == []
 
 
 def test_example_arguments_follow_the_schema() -> None:
