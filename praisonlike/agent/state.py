@@ -59,7 +59,11 @@ class StateMixin(HasParts):
     def load_state(self: Any, cls: type, state: Mapping[str, Any], **agent_kwargs: Any) -> Any:
         """Restore ``state`` onto this agent, or (called on the class) onto a new one.
 
-        Raises :class:`StateVersionError` for a state of an unknown version.
+        Restores history, usage, summary and pending steering; the saved
+        ``session_id`` is not (pass ``session_id=`` to use a session). Raises
+        :class:`StateVersionError` for a state of an unknown version or a
+        malformed one (a message of an unknown role, a tool call without its
+        result, steering that is not a list of strings).
         """
         if not isinstance(state, Mapping):
             raise StateVersionError("agent state must be a dict as returned by save_state()")
@@ -72,15 +76,50 @@ class StateMixin(HasParts):
         history = state.get("history") or []
         if not isinstance(history, list) or not all(isinstance(m, dict) for m in history):
             raise StateVersionError("agent state 'history' must be a list of message dicts")
+        _check_history(history)
+        steering = state.get("pending_steering") or []
+        if not isinstance(steering, list) or not all(isinstance(t, str) for t in steering):
+            raise StateVersionError("agent state 'pending_steering' must be a list of strings")
+        summary = state.get("summary")
+        if summary is not None and not isinstance(summary, str):
+            raise StateVersionError("agent state 'summary' must be a string or null")
         stored = state.get("usage") or {}
         usage = [(model, _stored_usage(model, data)) for model, data in stored.items()]
         agent = cls(**agent_kwargs) if self is None else self
         agent.usage_tracker.reset()
         for model, record in usage:
             agent.usage_tracker.add(model, record)
-        steering = [str(t) for t in state.get("pending_steering") or []]
-        agent._conversation.load(history, state.get("summary"), steering)
+        agent._conversation.load(history, summary, list(steering))
         return agent
+
+
+_ROLES = frozenset({"system", "user", "assistant", "tool"})
+
+
+def _check_history(history: list[dict[str, Any]]) -> None:
+    """Every message has a known role, and every tool call its result (a call left
+    without one would be sent, and refused by providers, on every later turn)."""
+    waiting: set[str] = set()
+    for position, message in enumerate(history):
+        role = message.get("role")
+        if role not in _ROLES:
+            raise StateVersionError(f"agent state 'history'[{position}] has role {role!r}")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in waiting:
+                raise StateVersionError(
+                    f"agent state 'history'[{position}] answers no tool call ({call_id!r})"
+                )
+            waiting.discard(call_id)
+            continue
+        if waiting:
+            break
+        calls = message.get("tool_calls") or [] if role == "assistant" else []
+        waiting = {str(call.get("id")) for call in calls if isinstance(call, dict)}
+    if waiting:
+        raise StateVersionError(
+            f"agent state 'history' has tool calls without results: {', '.join(sorted(waiting))}"
+        )
 
 
 def _stored_usage(model: str, data: Any) -> Usage:

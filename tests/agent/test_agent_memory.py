@@ -261,6 +261,57 @@ def test_unknown_state_version_is_refused(llm: dict[str, Any]) -> None:
         agent.load_state({"version": 99, "history": []})
 
 
+CALL = {"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{}"}}
+
+
+@pytest.mark.parametrize(
+    ("state", "names"),
+    [
+        ({"history": [{"role": "wizard", "content": "hi"}]}, "role 'wizard'"),
+        (
+            {
+                "history": [
+                    {"role": "user", "content": "hi"},
+                    {"role": "assistant", "tool_calls": [CALL]},
+                ]
+            },
+            "tool calls without results: c1",
+        ),
+        (
+            {
+                "history": [
+                    {"role": "assistant", "tool_calls": [CALL]},
+                    {"role": "user", "content": "and?"},
+                ]
+            },
+            "tool calls without results: c1",
+        ),
+        ({"history": [{"role": "tool", "tool_call_id": "c9", "content": "3"}]}, "answers no tool"),
+        ({"pending_steering": "abc"}, "pending_steering"),  # was restored as a, b, c
+        ({"summary": 5}, "summary"),
+    ],
+)
+def test_a_malformed_state_is_refused_and_the_agent_left_as_it_was(
+    llm: dict[str, Any], state: dict[str, Any], names: str
+) -> None:
+    """A dangling tool call would be sent, and refused by real providers, on every turn."""
+    agent = Agent(instructions="x", llm=llm)
+    with pytest.raises(StateVersionError, match=names):
+        agent.load_state({"version": 1, **state})
+    assert agent.chat_history == [] and agent.save_state()["pending_steering"] == []
+
+
+def test_a_saved_tool_round_loads_back(llm: dict[str, Any]) -> None:
+    history = [
+        {"role": "user", "content": "add"},
+        {"role": "assistant", "content": "", "tool_calls": [CALL]},
+        {"role": "tool", "tool_call_id": "c1", "content": "3"},
+        {"role": "assistant", "content": "3"},
+    ]
+    agent = Agent.load_state({"version": 1, "history": history}, instructions="x", llm=llm)
+    assert agent.chat_history == history
+
+
 def test_memory_needs_a_session_id(llm: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="session_id"):
         Agent(instructions="x", llm=llm, memory=True)
