@@ -218,7 +218,8 @@ class UnsupportedInputError(PraisonlikeError, ValueError):
 
 
 class SkillError(PraisonlikeError, ValueError):
-    """A skill file is malformed or a skill name is invalid; names the file."""
+    """A skill file is malformed, a skill name is invalid, or an invoked skill's
+    ``allowed-tools`` names a tool the turn lacks; names the file."""
 
 
 class StateVersionError(PraisonlikeError, ValueError):

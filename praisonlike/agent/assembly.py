@@ -117,13 +117,13 @@ def assemble_turn(
     )
     run_id = new_run_id()
     folders = spec.skill_folders
-    text, skill, extra_events, allowed_tools = parts.skills.expand(folders, query, run_id)
+    text, skill, extra_events = parts.skills.expand(folders, query, run_id)
 
     features = model_features(primary.model, primary.features)
     registry = parts.tools.for_call(options.tools)
     registry = parts.skills.with_load_skill(folders, registry, keep=options.tools is None)
-    if allowed_tools is not None:
-        registry = registry.subset(allowed_tools)
+    if skill is not None:
+        registry = parts.skills.restrict(folders, skill, registry)
     tool_mode = ToolMode.NATIVE if features.native_tool_calls else ToolMode.REACT
     schemas = registry.schemas()
 

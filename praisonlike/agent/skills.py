@@ -7,6 +7,11 @@ text starting with ``/`` passes through unchanged. Model-invocable skills are
 listed (name and description) in the system prompt, and a built-in
 ``load_skill(name)`` tool returns a body when the model asks for it.
 
+A ``/name`` skill whose ``allowed-tools`` names a tool the turn does not
+have (the agent's tools, or the call's ``tools=``, plus ``load_skill``) fails
+the turn with :class:`SkillError` before any request, naming the unknown
+names, close matches and the tools the turn has.
+
 Only the agent's own tools are combined with ``load_skill`` once and kept
 (one entry); a call's ``tools=`` list is combined afresh for that call and
 never kept, so it is freed with the turn. :class:`AgentSkills` is the part
@@ -15,14 +20,16 @@ that holds them; :class:`SkillMixin` its adapter on the agent.
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from praisonlike.agent.parts import HasParts
+from praisonlike.errors import SkillError
 from praisonlike.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from praisonlike.skills import SkillSet
+    from praisonlike.skills import Skill, SkillSet
     from praisonlike.tools.python_tool import FunctionTool
 
 LOAD_SKILL_TOOL = "load_skill"
@@ -65,19 +72,20 @@ class AgentSkills:
 
     def expand(
         self, folders: tuple[Path, ...] | None, prompt: str, run_id: str
-    ) -> tuple[str, str | None, list[Any], tuple[str, ...] | None]:
-        """(prompt the model sees, skill name, events, allowed tools) for ``prompt``."""
+    ) -> tuple[str, str | None, list[Any]]:
+        """(prompt the model sees, skill name, events) for ``prompt``; see
+        :meth:`restrict` for the invoked skill's tools."""
         if not folders or not prompt.lstrip().startswith("/"):
-            return prompt, None, [], None
+            return prompt, None, []
         from praisonlike.events import SkillInvoked
         from praisonlike.skills import render_skill
 
         invocation = self.of(folders).parse_invocation(prompt)
         if invocation is None:
-            return prompt, None, [], None
+            return prompt, None, []
         skill, arguments = invocation
         event = SkillInvoked(run_id=run_id, skill=skill.name, arguments=arguments)
-        return render_skill(skill, arguments), skill.name, [event], skill.allowed_tools
+        return render_skill(skill, arguments), skill.name, [event]
 
     def with_load_skill(
         self, folders: tuple[Path, ...] | None, registry: ToolRegistry, *, keep: bool
@@ -109,6 +117,40 @@ class AgentSkills:
             return skills.load_skill_body(name)
 
         return function_tool(load_skill, name=LOAD_SKILL_TOOL)
+
+    def restrict(
+        self, folders: tuple[Path, ...] | None, skill_name: str, registry: ToolRegistry
+    ) -> ToolRegistry:
+        """The tools of ``registry`` the invoked skill ``skill_name`` allows (all of
+        them when it sets no ``allowed-tools``).
+
+        Raises :class:`SkillError` when its ``allowed-tools`` names a tool
+        ``registry`` lacks: the message names the file, each unknown name with
+        its close matches, and the tools the turn has.
+        """
+        skill = self.of(folders).get(skill_name)
+        if skill is None or skill.allowed_tools is None:
+            return registry
+        _check_allowed_tools(skill, skill.allowed_tools, registry)
+        return registry.subset(skill.allowed_tools)
+
+
+def _check_allowed_tools(skill: Skill, allowed: tuple[str, ...], registry: ToolRegistry) -> None:
+    available = registry.names
+    unknown = [name for name in dict.fromkeys(allowed) if name not in registry]
+    if not unknown:
+        return
+    described = []
+    for name in unknown:
+        matches = difflib.get_close_matches(name, available, n=3)
+        hint = " (did you mean " + " or ".join(map(repr, matches)) + "?)" if matches else ""
+        described.append(f"{name!r}{hint}")
+    raise SkillError(
+        f"{skill.path}: allowed-tools of skill {skill.name!r} names tools this turn does "
+        f"not have: {', '.join(described)}. This turn's tools: "
+        f"{', '.join(available) or 'none'}. Fix allowed-tools, or give the agent the tool "
+        "(Agent(tools=...), or tools= on the call)"
+    )
 
 
 class SkillMixin(HasParts):

@@ -6,15 +6,17 @@ between two ``---`` lines, then a markdown body. Rules a caller may rely on:
 * the front matter must set ``name`` and ``description`` (non-empty strings);
   ``name`` matches ``[a-z][a-z0-9-]*``, is at most 64 characters and equals the
   name of the skill's folder, so ``/name`` always maps to ``<folder>/name``;
+* the body (after the closing ``---``) holds the skill's instructions and must
+  not be empty or whitespace only, so a discovered skill's body is never "";
 * optional keys: ``argument-hint`` (string), ``allowed-tools`` (list of strings,
   or one string split on commas if it has any, otherwise on whitespace),
   ``user-invocable`` (bool, default true), ``disable-model-invocation`` (bool,
   default false). Other keys are ignored, so files shared with other tools load;
 * any problem -- unreadable or non-UTF-8 file, over :data:`MAX_SKILL_FILE_BYTES`,
-  missing or invalid front matter, a wrong type, two skills with one name, a
-  ``SKILL.md`` whose resolved path leaves its configured folder -- raises
-  :class:`~praisonlike.errors.SkillError` naming the file(s). No skill is dropped
-  silently. Folders without a ``SKILL.md`` are not skills and are passed over;
+  missing or invalid front matter, a wrong type, an empty body, two skills with
+  one name, a ``SKILL.md`` whose resolved path leaves its configured folder --
+  raises :class:`~praisonlike.errors.SkillError` naming the file(s). No skill is
+  dropped silently. Folders without a ``SKILL.md`` are not skills and are passed over;
 * files are only read, during :meth:`SkillSet.discover`; nothing is executed.
 """
 
@@ -195,9 +197,15 @@ def _load_skill(folder_name: str, path: Path) -> Skill:
         )
     if name != folder_name:
         raise SkillError(f"{path}: name {name!r} differs from its folder name {folder_name!r}")
+    description = _required_string(path, front_matter, "description")
+    if not body:
+        raise SkillError(
+            f"{path}: the body is empty; the body holds the skill's instructions "
+            "(the text the model is sent), so write them after the closing '---' line"
+        )
     return Skill(
         name=name,
-        description=_required_string(path, front_matter, "description"),
+        description=description,
         body=body,
         directory=path.parent,
         path=path,

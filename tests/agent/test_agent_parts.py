@@ -268,7 +268,7 @@ def test_skills_are_discovered_once_and_combined_with_load_skill(tmp_path: Path)
     folders, skills = spec.skill_folders, parts.skills
     found = skills.of(folders)
     assert found.names == ("demo",) and "demo" in skills.catalogue(folders)
-    prompt, name, _, _ = skills.expand(folders, "/demo now", "r1")
+    prompt, name, _ = skills.expand(folders, "/demo now", "r1")
     assert (prompt, name) == ("Do the demo for now.", "demo")
     registry = parts.tools.registry
     kept = skills.with_load_skill(folders, registry, keep=True)

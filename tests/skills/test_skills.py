@@ -141,6 +141,8 @@ def test_default_folders_honour_praisonlike_home(
         (simple("alpha", "argument-hint: [version]\n"), "'argument-hint' must be a string"),
         (simple("alpha", "allowed-tools: {a: 1}\n"), "'allowed-tools' must be a list"),
         (simple("alpha", "allowed-tools: [git, 3]\n"), "'allowed-tools' must be a list"),
+        ("---\nname: alpha\ndescription: x\n---\n", "the body is empty"),
+        ("---\nname: alpha\ndescription: x\n---\n  \n\t\n\n", "the body is empty"),
     ],
 )
 def test_malformed_skill_raises_naming_the_file(tmp_path: Path, text: str, problem: str) -> None:
