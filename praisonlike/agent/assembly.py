@@ -108,7 +108,7 @@ def assemble_turn(
     from praisonlike.loop.run import Run
     from praisonlike.loop.turn_spec import TurnSpec
 
-    query = check_prompt(prompt)
+    query = check_prompt(prompt, has_images=bool(options.images))
     started_at = time.monotonic()
     models = parts.models.for_turn(spec.llm_config, spec.fallback_models)
     primary = models[0]

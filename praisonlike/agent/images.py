@@ -80,11 +80,10 @@ def image_content_parts(images: Sequence[ImageInput] | ImageInput) -> list[dict[
 def user_message_with_images(
     text: str, images: Sequence[ImageInput] | ImageInput
 ) -> dict[str, Any]:
-    """A user chat message holding ``text`` followed by the image parts."""
-    return {
-        "role": "user",
-        "content": [{"type": "text", "text": text}, *image_content_parts(images)],
-    }
+    """A user chat message holding ``text`` followed by the image parts (only the
+    images when ``text`` is blank: providers refuse an empty text part)."""
+    text_part = [{"type": "text", "text": text}] if text.strip() else []
+    return {"role": "user", "content": [*text_part, *image_content_parts(images)]}
 
 
 def _image_url(image: object) -> str:

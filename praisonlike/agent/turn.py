@@ -17,10 +17,16 @@ if TYPE_CHECKING:
     from praisonlike.models.capabilities import ModelFeatures
 
 
-def check_prompt(prompt: Any) -> str:
-    """A prompt must be a str that encodes as UTF-8 (no lone surrogates)."""
+def check_prompt(prompt: Any, *, has_images: bool = False) -> str:
+    """A prompt must be a str that encodes as UTF-8 (no lone surrogates), and not
+    empty or only whitespace unless images come with it."""
     if not isinstance(prompt, str):
         raise InvalidInputError(f"prompt must be a str, not {type(prompt).__name__}")
+    if not has_images and not prompt.strip():
+        raise InvalidInputError(
+            "prompt is empty: give the model something to answer (providers refuse "
+            "or guess at an empty message)"
+        )
     try:
         prompt.encode("utf-8")
     except UnicodeEncodeError as exc:

@@ -207,6 +207,20 @@ def test_images_become_content_parts_for_a_vision_model(
     assert agent.chat_history[0]["content"] == content
 
 
+def test_an_image_without_text_is_sent_alone_and_an_empty_prompt_without_one_is_refused(
+    server: LocalLLMServer, llm: dict[str, Any]
+) -> None:
+    server.add(Text("a dot"))
+    agent = Agent(instructions="x", llm=LLMConfig.coerce({**llm, "features": {"vision": True}}))
+    with pytest.raises(InvalidInputError, match="prompt is empty"):
+        agent.chat("  ")
+    assert server.request_count == 0 and agent.chat_history == []
+
+    assert agent.chat("", images=[PNG]) == "a dot"
+    content = server.requests[0].messages[-1]["content"]
+    assert [part["type"] for part in content] == ["image_url"]
+
+
 def test_images_for_a_text_model_fail_before_sending(
     server: LocalLLMServer, llm: dict[str, Any]
 ) -> None:

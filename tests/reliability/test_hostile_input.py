@@ -139,6 +139,8 @@ INVALID_PROMPTS: dict[str, Any] = {
     "bytes": b"hello",
     "none": None,
     "number": 42,
+    "empty": "",
+    "whitespace": " \n\t ",
 }
 
 
