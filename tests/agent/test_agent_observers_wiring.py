@@ -49,8 +49,7 @@ def test_tracing_gets_spans_from_a_real_turn(server: LocalLLMServer, llm: dict[s
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     server.extend([ToolCalls([Call("add", {"a": 1, "b": 2})]), Text("3")])
-    agent = Agent(name="calc", instructions="x", llm=llm, tools=[add],
-                  tracing=OTelTracer(provider))
+    agent = Agent(name="calc", instructions="x", llm=llm, tools=[add], tracing=OTelTracer(provider))
     agent.chat("1+2")
     names = sorted(span.name for span in exporter.get_finished_spans())
     assert names == ["chat test-model", "chat test-model", "execute_tool add", "invoke_agent calc"]
