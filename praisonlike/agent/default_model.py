@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 
 from praisonlike.errors import ConfigurationError
+from praisonlike.models.model_variables import MODEL_VARIABLES
 
 #: (environment variable holding a key, the model used when it is set), in order.
 PROVIDER_DEFAULTS: tuple[tuple[str, str], ...] = (
@@ -35,7 +36,7 @@ def default_model(environ: Mapping[str, str] | None = None) -> str:
     is installed. Raises :class:`ConfigurationError` naming the options otherwise.
     """
     env = os.environ if environ is None else environ
-    for variable in ("PRAISONLIKE_MODEL", "OPENAI_MODEL_NAME"):
+    for variable in MODEL_VARIABLES:
         value = env.get(variable, "").strip()
         if value:
             return value

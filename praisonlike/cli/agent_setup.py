@@ -13,6 +13,7 @@ from praisonlike.agent.agent import Agent
 from praisonlike.cli.failures import MODEL_HINT, CommandFailed, ExitCode, note_model_origin
 from praisonlike.errors import ConfigurationError
 from praisonlike.models.config import ExecutionConfig
+from praisonlike.models.model_variables import variable_holding
 
 
 def import_target(spec: str, label: str, example: str) -> Any:
@@ -61,10 +62,6 @@ def load_tool(spec: str) -> Callable[..., Any]:
     return cast("Callable[..., Any]", target)
 
 
-#: The variables :func:`~praisonlike.agent.default_model.default_model` reads a model name from.
-MODEL_VARIABLES = ("PRAISONLIKE_MODEL", "OPENAI_MODEL_NAME")
-
-
 def choose_model(model: str | None) -> str:
     """``model`` if given, else the default model from the environment.
 
@@ -82,12 +79,9 @@ def choose_model(model: str | None) -> str:
         raise CommandFailed(
             "no model configured", exit_code=ExitCode.USAGE, hint=MODEL_HINT
         ) from exc
-    for variable in MODEL_VARIABLES:
-        value = os.environ.get(variable, "").strip()
-        if value:
-            if value == chosen:
-                note_model_origin(variable, chosen)
-            break
+    variable = variable_holding(chosen)
+    if variable is not None:
+        note_model_origin(variable, chosen)
     return chosen
 
 

@@ -101,6 +101,8 @@ def _model_origin_note(exc: BaseException) -> str | None:
     if origin is None or isinstance(exc, MissingCredentialsError):
         return None
     variable, model = origin
+    if variable in str(exc):  # the error names it already
+        return f"pass --model to override {variable}"
     if isinstance(exc, ModelNotFoundError):
         named = exc.model == model
     else:

@@ -58,6 +58,7 @@ from typing import Any
 from praisonlike.errors import MissingCredentialsError, UnknownModelError
 from praisonlike.models.config import LLMConfig
 from praisonlike.models.litellm_backend import load_litellm
+from praisonlike.models.model_variables import origin_note
 from praisonlike.models.network_guard import endpoint_label
 from praisonlike.models.providers import (
     KEY_VARIABLES,
@@ -230,7 +231,7 @@ def _unknown_model(model: str, litellm: ModuleType) -> UnknownModelError:
         reason = "LiteLLM cannot tell which provider serves it"
         known = {**_known_models(), **_local_models()}
         suggestions = tuple(known[name] for name in difflib.get_close_matches(model, known, n=3))
-    message = f"unknown model {model!r}: {reason}"
+    message = f"unknown model {model!r}{origin_note(model)}: {reason}"
     if suggestions:
         message += " (did you mean " + " or ".join(repr(s) for s in suggestions) + "?)"
     return UnknownModelError(

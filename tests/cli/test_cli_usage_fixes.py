@@ -174,8 +174,9 @@ def test_an_unknown_model_from_praisonlike_model_says_where_its_name_came_from(
     assert "PRAISONLIKE_MODEL" in hint and "--model" in hint
     assert "provider/model" in hint  # the error's own hint is still there
 
-    code, _, err = run_main(["chat", "Say hi", "--model", "bogus"], capsys)
+    code, _, err = run_main(["chat", "Say hi", "--model", "bogus2"], capsys)
     assert code == 2
+    assert "unknown model 'bogus2'" in err
     assert "PRAISONLIKE_MODEL" not in err  # the name came from --model
 
 

@@ -32,6 +32,7 @@ from praisonlike.models.local.model_file import (
     get_spec,
     parts_installed,
 )
+from praisonlike.models.model_variables import origin_note
 
 LOCAL_PREFIX = "local"
 DEFAULT_THREADS = 2
@@ -230,7 +231,9 @@ def resolve_local_model(model: str) -> tuple[str, Path, int]:
             raise ModelFileError(f"local model file {path} does not exist")
         return path.stem, path.resolve(), DEFAULT_CONTEXT
     known = ", ".join(f"local/{name}" for name in sorted(LOCAL_MODELS))
-    raise ModelFileError(f"unknown local model {model!r}; use {known} or local/<path>.gguf")
+    raise ModelFileError(
+        f"unknown local model {model!r}{origin_note(model)}; use {known} or local/<path>.gguf"
+    )
 
 
 def local_endpoint(model: str) -> tuple[str, str]:
@@ -323,6 +326,4 @@ def stop_local_servers() -> None:
 
 atexit.register(stop_local_servers)
 
-__getattr__ = renamed_attributes(
-    __name__, {"LocalModelServer": ("LlamaCppServer", LlamaCppServer)}
-)
+__getattr__ = renamed_attributes(__name__, {"LocalModelServer": ("LlamaCppServer", LlamaCppServer)})
