@@ -11,7 +11,6 @@ Every method must be awaited on the praisonlike bridge loop
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import TYPE_CHECKING, Any
 
 from praisonlike._runtime.loggers import get_logger
@@ -19,11 +18,15 @@ from praisonlike.errors import ToolError
 from praisonlike.tools.mcp.server_spec import ServerSpec, new_client
 
 if TYPE_CHECKING:
+    from anyio import CancelScope
     from mcp import Client
     from mcp_types import CallToolResult, Tool
 
+    from praisonlike.tools.mcp.stdio import StdioTransport
+
 
 _CLOSE_TIMEOUT = 10.0
+_ABORT_WAIT = 5.0
 _MAX_PAGES = 100
 
 
@@ -61,6 +64,8 @@ class Connection:
     def __init__(self, spec: ServerSpec) -> None:
         self.spec = spec
         self._client: Client | None = None
+        self._stdio: StdioTransport | None = None
+        self._scope: CancelScope | None = None
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._broken = False
@@ -79,31 +84,24 @@ class Connection:
         """Record that the connection failed; :attr:`alive` becomes ``False``."""
         self._broken = True
 
-    async def open(self, timeout: float) -> None:
+    async def open(self) -> None:
         """Start the server (stdio) or connect to it (HTTP) and complete the MCP handshake.
 
+        Waits as long as that takes: the caller bounds it. If it fails or is
+        cancelled the session is aborted (:meth:`abort`) before it returns.
+
         Raises:
-            MCPServerError: the server did not start, refused the handshake or
-                did not answer within ``timeout`` seconds.
+            MCPServerError: the server did not start or refused the handshake.
         """
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         ready.add_done_callback(_retrieve)
         self._task = asyncio.create_task(self._hold(ready), name=f"mcp {self.spec.label}")
         try:
-            await asyncio.wait_for(asyncio.shield(ready), timeout)
-        except asyncio.CancelledError:
-            self._stop.set()
-            raise
-        except asyncio.TimeoutError:
-            await self.close()
-            raise MCPServerError(
-                f"MCP server {self.spec.label} did not complete the handshake within {timeout:g}s",
-                server=self.spec.label,
-            ) from None
-        except MCPServerError:
-            raise
-        except Exception as exc:
-            await self.close()
+            await asyncio.shield(ready)
+        except BaseException as exc:
+            await self.abort()
+            if isinstance(exc, MCPServerError) or not isinstance(exc, Exception):
+                raise
             raise MCPServerError(
                 f"cannot start MCP server {self.spec.label}: {describe(exc)}",
                 server=self.spec.label,
@@ -111,10 +109,14 @@ class Connection:
 
     async def _hold(self, ready: asyncio.Future[None]) -> None:
         try:
-            async with new_client(self.spec) as client:
-                self._client = client
-                ready.set_result(None)
-                await self._stop.wait()
+            client, self._stdio = new_client(self.spec)
+            import anyio
+
+            with anyio.CancelScope() as self._scope:
+                async with client:
+                    self._client = client
+                    ready.set_result(None)
+                    await self._stop.wait()
         except Exception as exc:
             if not ready.done():
                 ready.set_exception(exc)
@@ -160,20 +162,19 @@ class Connection:
     async def close(self) -> None:
         """Stop the session (a stdio server is asked to exit, then killed); never raises.
 
-        A session still starting is cancelled rather than waited for.
+        A session still starting is aborted rather than waited for.
         """
         self._stop.set()
         task = self._task
         if task is None or task.done():
             return
+        if self._client is None:
+            await self.abort()
+            return
         try:
-            if self._client is None:
-                task.cancel()
             await asyncio.wait_for(asyncio.shield(task), _CLOSE_TIMEOUT)
         except asyncio.TimeoutError:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            await self.abort()
         except asyncio.CancelledError:
             if not task.cancelled():
                 raise
@@ -181,3 +182,22 @@ class Connection:
             get_logger(__name__).debug(
                 "closing MCP session with %s: %s", self.spec.label, describe(exc)
             )
+
+    async def abort(self) -> None:
+        """End the session at once; never raises.
+
+        A stdio server is killed with its process group, without the grace
+        period of :meth:`close`, and is reaped before this returns; an HTTP
+        session is dropped without ending it on the server.
+        """
+        self._stop.set()
+        if self._stdio is not None:
+            self._stdio.kill()
+        task = self._task
+        if task is None or task.done():
+            return
+        if self._scope is None:
+            task.cancel()
+        else:
+            self._scope.cancel()
+        await asyncio.wait({task}, timeout=_ABORT_WAIT)

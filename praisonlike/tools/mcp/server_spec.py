@@ -9,12 +9,14 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from praisonlike.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from mcp import Client
+
+    from praisonlike.tools.mcp.stdio import StdioTransport
 
 
 @dataclass(frozen=True)
@@ -92,24 +94,24 @@ def _error_log() -> TextIO:
     return sys.stderr
 
 
-def new_client(spec: ServerSpec) -> Client:
+def new_client(spec: ServerSpec) -> tuple[Client, StdioTransport | None]:
     """An unopened ``mcp.Client`` for the server (enter it to connect).
+
+    For a stdio server the second item is the transport that runs it, whose
+    ``kill()`` ends the server at once; for an HTTP server it is ``None``.
 
     Raises:
         ConfigurationError: the ``mcp`` package is not installed.
     """
     try:
-        from mcp import Client, StdioServerParameters, stdio_client
+        from mcp import Client
     except ImportError as exc:
         raise ConfigurationError(
             "MCP tools need the mcp package: pip install 'praisonlike[mcp]'"
         ) from exc
-    server: Any
     if isinstance(spec, HttpServer):
-        server = spec.url
-    else:
-        parameters = StdioServerParameters(
-            command=spec.command[0], args=list(spec.command[1:]), env=dict(spec.env), cwd=spec.cwd
-        )
-        server = stdio_client(parameters, errlog=_error_log())
-    return Client(server, cache=None)
+        return Client(spec.url, cache=None), None
+    from praisonlike.tools.mcp.stdio import StdioTransport
+
+    transport = StdioTransport(spec, _error_log())
+    return Client(transport, cache=None), transport

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 _CLOSE_WAIT = 15.0
+_ABORT_MARGIN = 10.0
 _INVALID_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
 _open_connections: set[Connection] = set()
@@ -83,8 +84,13 @@ class MCPTools:
             that need the agent's approver before they run.
         timeout: seconds allowed per call of these tools (else the agent's
             ``tool_timeout`` applies).
-        startup_timeout: seconds allowed to start the server, complete the
-            handshake and list the tools.
+        startup_timeout: seconds allowed for the whole start: starting the
+            server (or connecting), the MCP handshake and listing the tools,
+            as one deadline. When it runs out the start fails with
+            :class:`MCPServerError` naming the timeout; a stdio server has
+            been killed (with its process group) and an HTTP connection
+            closed by then. A restart after a broken connection has the same
+            allowance for starting the server and the handshake.
 
     Raises:
         ConfigurationError: the arguments name no server, or two; bad timeouts.
@@ -147,13 +153,14 @@ class MCPTools:
         Must not be called from a coroutine running on praisonlike's bridge loop.
 
         Raises:
-            MCPServerError: the server could not be started or listed.
+            MCPServerError: the server could not be started or listed, or not
+                within ``startup_timeout`` seconds.
             ConfigurationError: a name in ``requires_approval`` is not a tool of
                 the server, or two tool names collide once made valid.
         """
         with self._list_lock:
             if self._tools is None:
-                declared = self._wait(self._list(), self._startup_timeout * 2 + _CLOSE_WAIT)
+                declared = self._wait(self._list(), self._startup_timeout + _ABORT_MARGIN)
                 self._tools = self._build_tools(declared)
             return list(self._tools)
 
@@ -230,7 +237,20 @@ class MCPTools:
             self._connect_lock = asyncio.Lock()
         return self._connect_lock
 
-    async def _connected(self) -> Connection:
+    async def _connected(self, deadline: float | None = None) -> Connection:
+        """The open session, or a new one started by ``deadline`` (loop time).
+
+        Without a deadline a start may take ``startup_timeout`` seconds.
+        """
+        loop = asyncio.get_running_loop()
+        if deadline is None:
+            deadline = loop.time() + self._startup_timeout
+        try:
+            return await asyncio.wait_for(self._connect(), max(deadline - loop.time(), 0.0))
+        except asyncio.TimeoutError:
+            raise self._startup_error("complete the handshake") from None
+
+    async def _connect(self) -> Connection:
         async with self._lock():
             current = self._connection
             if current is not None and current.alive:
@@ -238,17 +258,24 @@ class MCPTools:
             if current is not None:
                 await self._discard(current)
             connection = Connection(self._spec)
-            await connection.open(self._startup_timeout)
+            await connection.open()
             self._connection = connection
             _open_connections.add(connection)
             return connection
 
-    async def _discard(self, connection: Connection) -> None:
+    def _startup_error(self, what: str) -> MCPServerError:
+        return MCPServerError(
+            f"MCP server {self.server} did not {what} within startup_timeout="
+            f"{self._startup_timeout:g}s; raise startup_timeout if it needs longer to start",
+            server=self.server,
+        )
+
+    async def _discard(self, connection: Connection, *, abort: bool = False) -> None:
         connection.mark_broken()
         if self._connection is connection:
             self._connection = None
         _open_connections.discard(connection)
-        await connection.close()
+        await (connection.abort() if abort else connection.close())
 
     async def _disconnect(self) -> None:
         async with self._lock():
@@ -256,11 +283,22 @@ class MCPTools:
                 await self._discard(self._connection)
 
     async def _list(self) -> list[Tool]:
-        connection = await self._connected()
+        """Start the server (or reuse the session) and list its tools, in ``startup_timeout``.
+
+        A failure, or the time running out, aborts the session before this raises.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._startup_timeout
+        connection = await self._connected(deadline)
         try:
-            return await asyncio.wait_for(connection.list_tools(), self._startup_timeout)
-        except Exception as exc:
-            await self._discard(connection)
+            return await asyncio.wait_for(connection.list_tools(), max(deadline - loop.time(), 0.0))
+        except asyncio.TimeoutError:
+            await self._discard(connection, abort=True)
+            raise self._startup_error("list its tools") from None
+        except BaseException as exc:
+            await self._discard(connection, abort=True)
+            if not isinstance(exc, Exception):
+                raise
             raise MCPServerError(
                 f"cannot list the tools of MCP server {self.server}: {describe(exc)}",
                 server=self.server,
