@@ -37,6 +37,7 @@ from praisonlike.errors import (
     ConfigurationTypeError,
     HookError,
     RunCancelled,
+    RunTimeout,
 )
 from praisonlike.loop.user_code import AwaitUserCode
 
@@ -130,6 +131,7 @@ def _unusable(event: HookPoint, result: HookResult) -> str | None:
         return "set messages to something other than a non-empty list of message dicts"
     return None
 
+
 HookFunction = Callable[[HookContext], Any]
 
 
@@ -186,9 +188,7 @@ class HookRunner:
     ) -> None:
         event = hook_point(event)
         if not callable(function):
-            raise ConfigurationTypeError(
-                f"a hook must be callable, not {type(function).__name__}"
-            )
+            raise ConfigurationTypeError(f"a hook must be callable, not {type(function).__name__}")
         self._hooks.setdefault(event, []).append(_Registered(function, fail_open))
         self.points.add(event)
 
@@ -235,7 +235,7 @@ class HookRunner:
                     pending = AwaitUserCode(value)
                     yield pending
                     value = pending.result()
-            except (HookError, RunCancelled):  # RunCancelled: the run stopped waiting for it
+            except (HookError, RunCancelled, RunTimeout):  # the run stopped waiting for it
                 raise
             except Exception as exc:
                 self._failed(hook, context.event, exc)

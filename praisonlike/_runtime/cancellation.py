@@ -24,7 +24,8 @@ class CancelToken:
     otherwise the turn ends when the call returns. A running tool is
     abandoned at once under ``achat``; a sync tool under ``chat`` runs in the
     caller's thread, so the turn ends when it returns (a long tool can watch
-    ``RunContext.cancel_token``).
+    ``RunContext.cancel_token``). Async user code (hooks, guardrails,
+    approvers) is abandoned at once under every entry point.
     """
 
     def __init__(self) -> None:

@@ -14,10 +14,11 @@ import time
 from collections.abc import AsyncIterator, Callable, Generator
 from typing import TYPE_CHECKING, Any
 
-from praisonlike.errors import RunCancelled
+from praisonlike.errors import RunCancelled, RunTimeout
 from praisonlike.events import TextDelta
 from praisonlike.loop.commands import CallModel, InvokeTool, ModelFailed, ModelReply, RunTools
 from praisonlike.loop.drivers import QUIET_COMMANDS, Driver, LoopSteps
+from praisonlike.loop.stop import deadline_error
 from praisonlike.loop.stream_reader import StreamReader
 from praisonlike.loop.tool_io import invoke_awaiting
 from praisonlike.loop.user_code import AwaitUserCode, CallBlocking
@@ -180,8 +181,8 @@ class AsyncDriver(Driver):
                 await work
                 return None
             try:
-                await self._until_cancelled(work)
-            except RunCancelled as exc:
+                await self._until_cancelled(self._by_deadline(work))
+            except (RunCancelled, RunTimeout) as exc:
                 item.abandon(exc)
             return None
         await self._sleep(item.seconds)
@@ -200,9 +201,23 @@ class AsyncDriver(Driver):
     async def _run_batch(self, command: RunTools) -> list[Any]:
         batch = asyncio.gather(*(self._drive_quietly(p) for p in command.pipelines))
         try:
-            return list(await self._until_cancelled(batch))
-        except RunCancelled as exc:
+            return list(await self._until_cancelled(self._by_deadline(batch)))
+        except (RunCancelled, RunTimeout) as exc:
             return [exc]
+
+    async def _by_deadline(self, awaitable: Any) -> Any:
+        """Await ``awaitable`` until the run's deadline, then stop it and raise RunTimeout.
+
+        A deadline already past when the wait starts does not bound it: the turn
+        is then ending for it, and its last hooks still run.
+        """
+        deadline = self._deadline
+        if deadline is None or time.monotonic() >= deadline:
+            return await awaitable
+        try:
+            return await asyncio.wait_for(awaitable, deadline - time.monotonic())
+        except asyncio.TimeoutError:  # user code's own errors are kept by its command
+            raise deadline_error() from None
 
     async def _until_cancelled(self, awaitable: Any) -> Any:
         """Await ``awaitable`` in this task; on cancellation, stop it and raise RunCancelled.

@@ -130,7 +130,7 @@ class SyncDriver(Driver):
         if isinstance(item, RunTools):
             return self._run_batch(item)
         if isinstance(item, AwaitUserCode):
-            item.settle_blocking()
+            item.settle_blocking(self._cancel, self._deadline)
         elif isinstance(item, CallBlocking):
             item.settle()
         elif self._cancel is not None:
@@ -139,8 +139,9 @@ class SyncDriver(Driver):
             time.sleep(item.seconds)
         return None
 
-    def _drive_quietly(self, steps: Generator[Any, Any, T]) -> T:
-        """Drive a pipeline that yields only commands (one call's tool steps)."""
+    def _drive_quietly(self, steps: Generator[Any, Any, T]) -> T | RunCancelled | RunTimeout:
+        """Drive a pipeline that yields only commands (one call's tool steps); the stop's
+        error when the run stopped waiting for its user code."""
         reply: Any = None
         while True:
             try:
@@ -148,6 +149,8 @@ class SyncDriver(Driver):
             except StopIteration as stop:
                 result: T = stop.value
                 return result
+            except (RunCancelled, RunTimeout) as stopped:
+                return stopped
             reply = self._perform(item)
 
     def _run_batch(self, command: RunTools) -> list[Any]:

@@ -152,6 +152,8 @@ class ToolLoop(ModelRounds):
             return (yield from self._fail(stop.reason, stop.error))
         except RunCancelled as cancelled:  # stopped waiting for user code
             return (yield from self._fail(TerminationReason.CANCELLED, cancelled))
+        except RunTimeout as timeout:  # stopped waiting for user code
+            return (yield from self._fail(TerminationReason.TIMEOUT, timeout))
         except PraisonlikeError as error:
             return (yield from self._fail(TerminationReason.ERROR, error))
 
@@ -206,9 +208,7 @@ class ToolLoop(ModelRounds):
             for n, call in enumerate(found)
         ]
 
-    def _tool_round(
-        self, reply: ModelReply, calls: list[ToolCall]
-    ) -> Generator[Any, Any, bool]:
+    def _tool_round(self, reply: ModelReply, calls: list[ToolCall]) -> Generator[Any, Any, bool]:
         """Run the round's calls; True when one of them has now failed or repeated
         itself too often (:mod:`praisonlike.loop.repeated_calls`): its result then
         says to stop calling, and the turn's tools end."""
@@ -280,8 +280,9 @@ class ToolLoop(ModelRounds):
                 break
             try:
                 outcome = yield from self._tools.steps(call, deadline=deadline)
-            except RunCancelled as cancelled:  # stopped waiting for its approver or a hook
-                outcome = cancelled
+            except (RunCancelled, RunTimeout) as stopped:  # stopped waiting for user code
+                outcomes.append(stopped)
+                break
             outcomes.append(outcome)
             if isinstance(outcome, RunCancelled):
                 break

@@ -13,15 +13,23 @@ never awaits and never blocks. It yields one of these and reads
   async driver on a worker thread, so it never blocks an event loop.
 
 Either way an exception of the user code is re-raised by :meth:`result`, in
-the loop, where it is handled like any other. Under ``achat`` a cancelled run
-stops waiting for the user code at once: :meth:`result` then raises
-``RunCancelled``.
+the loop, where it is handled like any other. A run cancelled or past its
+``max_execution_time`` deadline stops waiting for awaitable user code at once
+(under ``achat`` for a blocking call too): :meth:`result` then raises
+``RunCancelled`` or ``RunTimeout``.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from praisonlike.loop.stop import deadline_error, stop_error
+
+if TYPE_CHECKING:
+    from praisonlike._runtime.cancellation import CancelToken
 
 
 class _Settled:
@@ -63,11 +71,34 @@ class AwaitUserCode(_Settled):
             self._error = exc
         self._settled = True
 
-    def settle_blocking(self) -> None:
-        """Settle it from synchronous code (on the bridge loop), blocking this thread."""
+    def settle_blocking(self, cancel: CancelToken | None, deadline: float | None) -> None:
+        """Settle it from synchronous code (on the bridge loop), blocking this thread
+        until it ends, ``cancel`` is cancelled or ``deadline`` (``time.monotonic()``)
+        passes; then it is abandoned (cancelled on the bridge loop) with the stop's error.
+
+        A deadline already past when the wait starts does not bound it: the turn
+        is then ending for it, and its last hooks still run.
+        """
         from praisonlike.tools.async_bridge import submit_coroutine
 
-        submit_coroutine(self.settle()).result()
+        future = submit_coroutine(self.settle())
+        if deadline is not None and time.monotonic() >= deadline:
+            deadline = None
+        if cancel is None and deadline is None:
+            future.result()
+            return
+        woken = threading.Event()
+        future.add_done_callback(lambda _: woken.set())
+        remove = cancel.on_cancel(woken.set) if cancel is not None else _nothing
+        try:
+            woken.wait(None if deadline is None else max(deadline - time.monotonic(), 0.0))
+        finally:
+            remove()
+        if future.done():
+            future.result()
+            return
+        future.cancel()
+        self.abandon(stop_error(cancel, deadline) or deadline_error())
 
 
 class CallBlocking(_Settled):
@@ -87,3 +118,7 @@ class CallBlocking(_Settled):
         except Exception as exc:  # raised from result(), in the loop
             self._error = exc
         self._settled = True
+
+
+def _nothing() -> None:
+    return None

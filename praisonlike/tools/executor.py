@@ -29,7 +29,7 @@ from pydantic_core import to_jsonable_python
 
 from praisonlike._runtime.cancellation import CancelToken
 from praisonlike.context.config import MIN_TOOL_OUTPUT_LIMIT as MIN_RESULT_LIMIT
-from praisonlike.errors import ConfigurationError, HookError, RunCancelled, ToolError
+from praisonlike.errors import ConfigurationError, HookError, RunCancelled, RunTimeout, ToolError
 from praisonlike.hooks import HookContext, HookPoint, HookResult, HookRunner
 from praisonlike.loop.commands import Invoked, InvokeTool, ToolCall, ToolOutcome
 from praisonlike.loop.user_code import AwaitUserCode, CallBlocking
@@ -167,7 +167,7 @@ class TurnTools:
             if isinstance(command, InvokeTool):
                 reply = invoke_blocking(command)
             elif isinstance(command, AwaitUserCode):
-                command.settle_blocking()
+                command.settle_blocking(None, deadline)
             else:
                 command.settle()
 
@@ -253,7 +253,7 @@ class TurnTools:
                     pending = AwaitUserCode(verdict)
                     yield pending
                     verdict = pending.result()
-            except RunCancelled:  # the run stopped waiting for the approver
+            except (RunCancelled, RunTimeout):  # the run stopped waiting for the approver
                 raise
             except Exception as exc:
                 return _approver_failed(prepared.call.name, exc)

@@ -19,9 +19,11 @@ from typing import Any
 import pytest
 
 from praisonlike import Agent, ExecutionConfig, TerminationReason
-from praisonlike.errors import LLMTimeoutError, RunTimeout
+from praisonlike.errors import LLMTimeoutError, RunCancelled, RunTimeout
 from praisonlike.events import FallbackEvent, RetryEvent, RunFinished, ToolResultEvent
+from praisonlike.hooks import HookContext, HookPoint
 from praisonlike.testing import Call, Delay, Fault, LocalLLMServer, Text, ToolCalls
+from praisonlike.tools import tool
 
 WAYS = ("chat", "achat", "iter_stream")
 HANG_GUARD = 8.0  # seconds; only catches hangs, the waits under test are far shorter
@@ -255,3 +257,106 @@ def test_asyncio_run_does_not_wait_for_a_timed_out_tool(
     assert asyncio.run(agent.achat("go")) == "carried on"
 
     assert time.monotonic() - started < HANG_GUARD / 2
+
+
+# -- async user code past the deadline ---------------------------------------------------
+
+
+def hanging_hook(point: HookPoint, calls: list[str]) -> Any:
+    async def hang(ctx: HookContext) -> None:
+        calls.append(ctx.event.value)
+        await asyncio.sleep(HANG_GUARD * 4)  # cancelled when the turn stops waiting
+
+    return hang
+
+
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+@tool(parallel_safe=True)
+def double(n: int) -> int:
+    """Double a number."""
+    return 2 * n
+
+
+@pytest.mark.parametrize("point", [HookPoint.BEFORE_LLM, HookPoint.BEFORE_TOOL])
+@pytest.mark.parametrize("way", WAYS)
+def test_an_async_hook_past_max_execution_time_ends_the_turn_with_run_timeout(
+    server: LocalLLMServer, way: str, point: HookPoint
+) -> None:
+    agent = make_agent(server, [add], max_execution_time=1.0)
+    before = primed(agent, server)
+    calls: list[str] = []
+    agent.on(point)(hanging_hook(point, calls))
+    server.extend([ToolCalls([Call("add", {"a": 1, "b": 2})]), Text("never sent")])
+
+    started = time.monotonic()
+    with pytest.raises(RunTimeout):
+        run_turn(agent, way)
+
+    assert time.monotonic() - started < HANG_GUARD / 2
+    assert calls == [point.value]
+    assert server.request_count == (0 if point is HookPoint.BEFORE_LLM else 1)
+    assert agent.chat_history == before
+    result = agent.last_result
+    assert result is not None and result.termination_reason is TerminationReason.TIMEOUT
+
+
+@pytest.mark.parametrize("way", ["chat", "achat"])
+def test_an_async_hook_in_a_parallel_batch_past_the_deadline_ends_the_turn(
+    server: LocalLLMServer, way: str
+) -> None:
+    agent = make_agent(server, [double], max_execution_time=1.0)
+    calls: list[str] = []
+    agent.on(HookPoint.BEFORE_TOOL)(hanging_hook(HookPoint.BEFORE_TOOL, calls))
+    server.extend(
+        [ToolCalls([Call("double", {"n": 1}), Call("double", {"n": 2})]), Text("never sent")]
+    )
+
+    started = time.monotonic()
+    with pytest.raises(RunTimeout):
+        run_turn(agent, way)
+
+    assert time.monotonic() - started < HANG_GUARD / 2
+    assert calls == ["before_tool", "before_tool"]
+    assert server.request_count == 1 and agent.chat_history == []
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_cancel_stops_waiting_for_an_async_hook(server: LocalLLMServer, way: str) -> None:
+    agent = make_agent(server, [])
+    calls: list[str] = []
+    agent.on(HookPoint.BEFORE_LLM)(hanging_hook(HookPoint.BEFORE_LLM, calls))
+    server.add(Text("never sent"))
+    timer = threading.Timer(0.5, agent.cancel)
+    timer.start()
+
+    started = time.monotonic()
+    with pytest.raises(RunCancelled):
+        run_turn(agent, way)
+
+    timer.join()
+    assert time.monotonic() - started < HANG_GUARD / 2
+    assert calls == ["before_llm"] and server.request_count == 0
+    assert agent.chat_history == []
+
+
+@pytest.mark.parametrize("way", ["chat", "achat"])
+def test_an_async_on_error_hook_still_runs_after_the_deadline(
+    server: LocalLLMServer, release: threading.Event, way: str
+) -> None:
+    agent = make_agent(server, [blocking_tool(release)], max_execution_time=0.5)
+    finished: list[str] = []
+
+    @agent.on(HookPoint.ON_ERROR)
+    async def note(ctx: HookContext) -> None:
+        await asyncio.sleep(0.05)
+        finished.append(type(ctx.error).__name__)
+
+    server.extend([ToolCalls([Call("wait_for_release", {})]), Text("never sent")])
+    with pytest.raises(RunTimeout):
+        run_turn(agent, way)
+
+    assert finished == ["RunTimeout"]
