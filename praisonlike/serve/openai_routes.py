@@ -37,7 +37,7 @@ async def chat_completions(state: ServerState, request: Any, requester: str | No
     model = body.model or agent.llm or "praisonlike"
     created = int(time.time())
     if body.stream:
-        return _stream_response(live, model, created)
+        return _stream_response(live, model, created, body.include_usage)
     await wait_or_cancel(live, request)
     if live.error is not None or live.result is None:
         status, retry = failure_status(live.error)
@@ -129,7 +129,7 @@ def _usage(result: Any) -> dict[str, int]:
     }
 
 
-def _stream_response(live: LiveRun, model: str, created: int) -> Any:
+def _stream_response(live: LiveRun, model: str, created: int, include_usage: bool) -> Any:
     from sse_starlette.sse import EventSourceResponse
 
     async def closed(message: Any) -> None:
@@ -137,24 +137,34 @@ def _stream_response(live: LiveRun, model: str, created: int) -> Any:
             live.cancel.cancel(DISCONNECTED)
 
     return EventSourceResponse(
-        _chunks(live, model, created),
+        _chunks(live, model, created, include_usage),
         ping=0,
         headers={"X-Run-Id": live.run_id},
         client_close_handler_callable=closed,
     )
 
 
-async def _chunks(live: LiveRun, model: str, created: int) -> AsyncIterator[bytes]:
-    def chunk(delta: dict[str, Any], finish: str | None, **extra: Any) -> bytes:
-        data = {
+async def _chunks(
+    live: LiveRun, model: str, created: int, include_usage: bool
+) -> AsyncIterator[bytes]:
+    """OpenAI's chunks: the role, the text deltas, the finish reason; with
+    ``include_usage``, each chunk has ``"usage": null`` and a last one with no
+    choices carries the turn's usage."""
+
+    def data(choices: list[dict[str, Any]], usage: dict[str, int] | None = None) -> bytes:
+        payload: dict[str, Any] = {
             "id": f"chatcmpl-{live.run_id}",
             "object": "chat.completion.chunk",
             "created": created,
             "model": model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-            **extra,
+            "choices": choices,
         }
-        return f"data: {json.dumps(data)}\n\n".encode()
+        if include_usage:
+            payload["usage"] = usage
+        return f"data: {json.dumps(payload)}\n\n".encode()
+
+    def chunk(delta: dict[str, Any], finish: str | None) -> bytes:
+        return data([{"index": 0, "delta": delta, "finish_reason": finish}])
 
     try:
         yield chunk({"role": "assistant", "content": ""}, None)
@@ -165,7 +175,9 @@ async def _chunks(live: LiveRun, model: str, created: int) -> AsyncIterator[byte
             body = error_body(failure_status(live.error)[0], _failure_message(live))
             yield f"data: {json.dumps(body)}\n\n".encode()
         else:
-            yield chunk({}, "stop", usage=_usage(live.result))
+            yield chunk({}, "stop")
+            if include_usage:
+                yield data([], _usage(live.result))
         yield b"data: [DONE]\n\n"
     finally:
         if not live.finished.is_set():

@@ -61,6 +61,14 @@ class SteerRequest(BaseModel):
     session_id: str | None = Field(default=None, pattern=SESSION_ID_PATTERN)
 
 
+class StreamOptions(BaseModel):
+    """``stream_options`` of a chat-completions request; only ``include_usage`` is read."""
+
+    model_config = ConfigDict(extra="allow")
+
+    include_usage: StrictBool | None = None
+
+
 class ChatCompletionRequest(BaseModel):
     """The part of an OpenAI chat-completions request the server reads; the rest is ignored,
     except ``n`` other than 1 (one answer per request), which is refused."""
@@ -72,6 +80,12 @@ class ChatCompletionRequest(BaseModel):
     stream: StrictBool | None = False
     user: str | None = None
     n: Literal[1] | None = None
+    stream_options: StreamOptions | None = None
+
+    @property
+    def include_usage(self) -> bool:
+        """Whether a streamed answer ends with a usage chunk (``stream_options.include_usage``)."""
+        return self.stream_options is not None and bool(self.stream_options.include_usage)
 
 
 async def read_body(request: Any, limit: int) -> bytes:

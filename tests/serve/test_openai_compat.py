@@ -64,21 +64,32 @@ def test_the_openai_client_gets_the_answer_after_the_tool_round(
     assert server.requests[1].messages[-1]["content"] == "Rome: sunny, 26c"
 
 
-def test_the_openai_client_streams_the_answer(app: Running, server: LocalLLMServer) -> None:
+@pytest.mark.parametrize("include_usage", [True, False, None])
+def test_the_openai_client_streams_the_answer(
+    app: Running, server: LocalLLMServer, include_usage: bool | None
+) -> None:
     server.add(
         ToolCalls([Call("get_weather", {"city": "Lima"})]), Text("Lima is sunny.", chunk_size=3)
     )
+    options: Any = {} if include_usage is None else {"include_usage": include_usage}
     stream = client(app).chat.completions.create(
         model="weather-agent",
         messages=[{"role": "user", "content": "Weather in Lima?"}],
         stream=True,
+        stream_options=options or openai.NOT_GIVEN,
     )
     chunks = list(stream)
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert text == "Lima is sunny."
     assert len([c for c in chunks if c.choices and c.choices[0].delta.content]) > 1
-    assert chunks[-1].choices[0].finish_reason == "stop"
-    assert chunks[-1].usage is not None and chunks[-1].usage.total_tokens > 0
+    if include_usage:  # as OpenAI: one last chunk without choices carries the usage
+        *answer, last = chunks
+        assert last.choices == [] and last.usage is not None and last.usage.total_tokens > 0
+        assert all(c.usage is None for c in answer)
+    else:
+        answer = chunks
+        assert all(c.usage is None for c in chunks)
+    assert answer[-1].choices[0].finish_reason == "stop"
 
 
 def test_a_wrong_key_is_an_authentication_error(app: Running, server: LocalLLMServer) -> None:
