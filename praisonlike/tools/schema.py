@@ -3,7 +3,9 @@
 A pydantic model is built from the parameters (their annotations, defaults and
 docstring descriptions); its JSON schema, with pydantic's redundant titles
 removed, is what the model sees, and validating against it produces the
-keyword arguments the function is called with.
+arguments the function is called with. ``*args: T`` is offered as an array of
+``T`` under the parameter's name and spread positionally; ``**kwargs: T`` as
+``additionalProperties`` of ``T``, each extra key passed as a keyword.
 """
 
 from __future__ import annotations
@@ -53,14 +55,16 @@ class ArgumentSchema:
         model: type[BaseModel],
         parameters: list[_Parameter],
         context_parameter: str | None,
-        positional_only: list[tuple[str, Any]],
+        positional: list[tuple[str, Any]],
+        var_positional: str | None = None,
     ) -> None:
         self.tool_name = tool_name
         self.model = model
         self.context_parameter = context_parameter
         self._parameters = parameters
         self._by_name = {parameter.name: parameter for parameter in parameters}
-        self._positional_only = positional_only
+        self._positional = positional
+        self._var_positional = var_positional
         self.parameters = _clean_schema(model.model_json_schema())
 
     @property
@@ -91,11 +95,14 @@ class ArgumentSchema:
             errors = exc.errors(include_url=False, include_context=False)
             raise argument_problems_error(self.tool_name, errors, self.names) from None
         provided = instance.model_fields_set
-        return {
+        values = {
             parameter.name: getattr(instance, parameter.field)
             for parameter in self._parameters
             if parameter.field in provided or parameter.always_pass
         }
+        if instance.model_extra:
+            values.update(instance.model_extra)
+        return values
 
     def call(self, func: Any, arguments: Mapping[str, Any], context: RunContext[Any] | None) -> Any:
         """Call ``func`` with validated ``arguments``, injecting ``context`` if it asks for one.
@@ -112,9 +119,10 @@ class ArgumentSchema:
                 )
             values[self.context_parameter] = context
         positional = [
-            values.pop(name) if name in values else default
-            for name, default in self._positional_only
+            values.pop(name) if name in values else default for name, default in self._positional
         ]
+        if self._var_positional is not None:
+            positional.extend(values.pop(self._var_positional, ()))
         return func(*positional, **values)
 
 
@@ -169,8 +177,9 @@ def build_argument_schema(
 ) -> ArgumentSchema:
     """Inspect ``func`` and build its :class:`ArgumentSchema`.
 
-    ``*args``/``**kwargs`` and keywords already bound by a ``functools.partial``
-    are not exposed; the ``RunContext`` parameter is excluded from the schema.
+    Keywords already bound by a ``functools.partial`` are not exposed; the
+    ``RunContext`` parameter is excluded from the schema. With ``*args``, the
+    parameters before it are passed positionally.
     String annotations are evaluated in the function's module, its closure and
     ``local_names`` (see :func:`caller_local_names`).
 
@@ -188,15 +197,21 @@ def build_argument_schema(
     context_parameter: str | None = None
     parameters: list[_Parameter] = []
     fields: dict[str, Any] = {}
-    positional_only: list[tuple[str, Any]] = []
+    positional: list[tuple[str, Any]] = []
+    var_positional: str | None = None
+    extras: Any = None
+    spread = any(p.kind is p.VAR_POSITIONAL for p in signature.parameters.values())
     for parameter in signature.parameters.values():
-        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-            continue
         if parameter.name in bound:
             continue
-        if parameter.kind is parameter.POSITIONAL_ONLY:
-            positional_only.append((parameter.name, parameter.default))
+        if parameter.kind is parameter.POSITIONAL_ONLY or (
+            spread and parameter.kind is parameter.POSITIONAL_OR_KEYWORD
+        ):
+            positional.append((parameter.name, parameter.default))
         annotation = _resolve(target, parameter, tool_name, namespace)
+        if parameter.kind is parameter.VAR_KEYWORD:
+            extras = annotation
+            continue
         if annotation is RunContext:
             if context_parameter is not None:
                 raise ConfigurationError(
@@ -205,6 +220,8 @@ def build_argument_schema(
             context_parameter = parameter.name
             continue
         field_name = f"arg_{len(parameters)}"
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            var_positional = parameter.name
         fields[field_name] = _field(annotation, parameter, descriptions.get(parameter.name))
         parameters.append(
             _Parameter(
@@ -216,12 +233,25 @@ def build_argument_schema(
             )
         )
     try:
-        model = create_model(tool_name, __config__=ConfigDict(extra="forbid"), **fields)
-        return ArgumentSchema(tool_name, model, parameters, context_parameter, positional_only)
+        model = create_model(tool_name, __base__=_base_model(tool_name, extras), **fields)
+        return ArgumentSchema(
+            tool_name, model, parameters, context_parameter, positional, var_positional
+        )
     except Exception as exc:
         raise ConfigurationError(
             f"cannot build the argument schema of tool '{tool_name}': {exc}"
         ) from exc
+
+
+def _base_model(tool_name: str, extras: Any) -> type[BaseModel]:
+    """The arguments model's base: no other keys, or (for ``**kwargs: T``) any key of type T."""
+    if extras is None:
+        namespace: dict[str, Any] = {"model_config": ConfigDict(extra="forbid")}
+    else:
+        namespace = {"model_config": ConfigDict(extra="allow")}
+        if extras is not Any:
+            namespace["__annotations__"] = {"__pydantic_extra__": dict[str, extras]}
+    return type(tool_name, (BaseModel,), {"__module__": __name__, **namespace})
 
 
 def _resolve(
@@ -259,6 +289,8 @@ def _field(annotation: Any, parameter: inspect.Parameter, doc: str | None) -> tu
     options: dict[str, Any] = {"alias": parameter.name}
     if doc and not any(info.description for info in explicit):
         options["description"] = doc
+    if parameter.kind is parameter.VAR_POSITIONAL:
+        return list[annotation], Field(default_factory=list, **options)
     if isinstance(default, FieldInfo):
         return Annotated[annotation, default], Field(**options)
     if default is parameter.empty:

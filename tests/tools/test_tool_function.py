@@ -15,7 +15,7 @@ import pytest
 from pydantic import BaseModel
 
 from praisonlike.errors import ConfigurationError, ToolError
-from praisonlike.tools import FunctionTool, RunContext, function_tool, tool
+from praisonlike.tools import FunctionTool, RunContext, ToolArgumentError, function_tool, tool
 
 
 class Order(BaseModel):
@@ -176,6 +176,47 @@ def test_positional_only_parameters_are_passed_positionally():
     t = FunctionTool(f)
     assert t.call(t.validate({"a": 1})) == 111
     assert t.call(t.validate({"a": 1, "b": 2, "c": 3})) == 6
+
+
+def test_var_args_are_spread_after_the_parameters_before_them():
+    def tag(label: str, *items: str, sep: str = ",") -> str:
+        return label + ":" + sep.join(items)
+
+    t = FunctionTool(tag)
+    assert t.call(t.validate({"label": "x", "items": ["a", "b"], "sep": "+"})) == "x:a+b"
+    assert t.call(t.validate({"label": "x"})) == "x:"
+    assert t.call(t.validate({"items": ["a"], "label": "y"})) == "y:a"
+
+
+def test_var_args_with_a_context_parameter_first():
+    def count(ctx: RunContext[str], *xs: int) -> str:
+        return f"{ctx.deps}:{sum(xs)}"
+
+    t = FunctionTool(count)
+    assert t.call(t.validate({"xs": [1, "2"]}), make_context("d")) == "d:3"
+
+
+def test_var_kwargs_receive_the_extra_keys_validated_by_their_type():
+    def configure(name: str, **limits: int) -> dict[str, object]:
+        return {"name": name, **limits}
+
+    t = FunctionTool(configure)
+    assert t.call(t.validate({"name": "n", "cpu": "2", "memory": 512})) == {
+        "name": "n",
+        "cpu": 2,
+        "memory": 512,
+    }
+    with pytest.raises(ToolArgumentError, match="cpu"):
+        t.validate({"name": "n", "cpu": "lots"})
+
+
+def test_extra_keys_are_refused_without_var_kwargs():
+    def f(a: int) -> int:
+        return a
+
+    t = FunctionTool(f)
+    with pytest.raises(ToolArgumentError, match="- b: unknown argument; this tool accepts only: a"):
+        t.validate({"a": 1, "b": 2})
 
 
 async def test_async_function_returns_coroutine_to_await():

@@ -217,12 +217,36 @@ def test_field_as_default_value():
     assert f.call(f.validate({})) == 5
 
 
-def test_var_args_and_kwargs_are_not_exposed():
+def test_var_args_is_an_array_and_var_kwargs_are_additional_properties():
     @tool
-    def f(a: int, *args: int, b: str = "x", **kwargs: Any) -> None:
-        """F."""
+    def f(a: int, *rest: int, b: str = "x", **extra: float) -> None:
+        """F.
 
-    assert list(props(f)) == ["a", "b"]
+        Args:
+            rest: More numbers.
+        """
+
+    assert list(props(f)) == ["a", "rest", "b"]
+    assert props(f)["rest"] == {
+        "items": {"type": "integer"},
+        "type": "array",
+        "description": "More numbers.",
+    }
+    assert f.parameters["required"] == ["a"]
+    assert f.parameters["additionalProperties"] == {"type": "number"}
+
+
+def test_untyped_var_kwargs_take_any_key_and_no_var_kwargs_take_none():
+    @tool
+    def loose(**options) -> None:  # type: ignore[no-untyped-def]
+        """Loose."""
+
+    @tool
+    def tight(a: int) -> None:
+        """Tight."""
+
+    assert loose.parameters["additionalProperties"] is True
+    assert tight.parameters["additionalProperties"] is False
 
 
 def test_unannotated_parameter_accepts_anything():
