@@ -1,4 +1,4 @@
-"""The command line: ``praisonlike chat | models info | skills list | sessions list/show |
+"""The command line: ``praisonlike chat | models info | skills list | sessions list/show/delete |
 serve | local status/stop``; ``--debug`` is accepted before or after any of them."""
 
 from __future__ import annotations
@@ -162,7 +162,11 @@ def _add_sessions(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     listing.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
     show = actions.add_parser("show", help="a conversation's turns and their steps")
     show.add_argument("session_id", metavar="ID")
-    for sub in (listing, show):
+    delete = actions.add_parser(
+        "delete", help="delete conversations with their turns, steps and summary"
+    )
+    delete.add_argument("session_ids", metavar="ID", nargs="+")
+    for sub in (listing, show, delete):
         sub.add_argument(
             "--store", metavar="PATH", help="session database (default ~/.praisonlike/sessions.db)"
         )

@@ -1,6 +1,8 @@
-"""``praisonlike sessions list | show ID``: conversations kept in a SQLite session store.
+"""``praisonlike sessions list | show ID | delete ID...``: conversations kept in a SQLite
+session store.
 
-Both commands only read: a store file that does not exist is reported, never created.
+A store file that does not exist is reported, never created. ``delete`` checks
+every ID before it deletes any: one unknown ID deletes nothing.
 """
 
 from __future__ import annotations
@@ -28,12 +30,15 @@ def run_sessions(args: argparse.Namespace, output: Output) -> ExitCode:
     with store:
         if args.action == "list":
             return _list(store, output, limit=args.limit)
+        if args.action == "delete":
+            return _delete(store, output, args.session_ids)
         return _show(store, output, args.session_id)
 
 
 def _no_store(args: argparse.Namespace, output: Output, path: Path) -> ExitCode:
-    if args.action == "show":
-        raise CommandFailed(f"no session {args.session_id!r}: there is no session store at {path}")
+    if args.action != "list":
+        ids = [args.session_id] if args.action == "show" else args.session_ids
+        raise CommandFailed(f"no session {ids[0]!r}: there is no session store at {path}")
     output.info(f"no sessions: there is no session store at {path}")
     return ExitCode.OK
 
@@ -72,6 +77,20 @@ def _show(store: SQLiteStore, output: Output, session_id: str) -> ExitCode:
     for number, turn in enumerate(turns, start=1):
         if turn.steps:
             output.out.print(steps_table(number, turn.steps))
+    return ExitCode.OK
+
+
+def _delete(store: SQLiteStore, output: Output, session_ids: list[str]) -> ExitCode:
+    unknown = [i for i in dict.fromkeys(session_ids) if store.get_conversation(i) is None]
+    if unknown:
+        names = ", ".join(repr(i) for i in unknown)
+        raise CommandFailed(
+            f"no session {names} in {store.path}: nothing deleted "
+            "(`praisonlike sessions list` shows the stored ones)"
+        )
+    for session_id in dict.fromkeys(session_ids):
+        store.delete_conversation(session_id)
+        output.info(f"deleted session {session_id!r}")
     return ExitCode.OK
 
 

@@ -545,6 +545,34 @@ def test_sessions_errors_and_missing_store(
     assert not missing.exists()
 
 
+def test_sessions_delete(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "s.db"
+    populate(db)
+    code, _, err = run_main(["sessions", "delete", "trip", "nope", "--store", str(db)], capsys)
+    assert code == 1
+    assert error_lines(err) == [
+        f"praisonlike: error: no session 'nope' in {db}: nothing deleted "
+        "(`praisonlike sessions list` shows the stored ones)"
+    ]
+    with SQLiteStore(db) as store:
+        assert len(store.load_turns("trip")) == 2
+
+    code, out, _ = run_main(["sessions", "delete", "trip", "empty", "--store", str(db)], capsys)
+    assert (code, out.splitlines()) == (0, ["deleted session 'trip'", "deleted session 'empty'"])
+    with SQLiteStore(db) as store:
+        assert store.list_conversations() == []
+        assert store.load_turns("trip") == []
+        assert store.get_steps("t1") == []
+
+    missing = tmp_path / "missing.db"
+    code, _, err = run_main(["sessions", "delete", "trip", "--store", str(missing)], capsys)
+    assert code == 1
+    assert error_lines(err) == [
+        f"praisonlike: error: no session 'trip': there is no session store at {missing}"
+    ]
+    assert not missing.exists()
+
+
 def test_json_output_is_the_run_result(
     server: LocalLLMServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
