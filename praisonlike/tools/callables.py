@@ -86,6 +86,28 @@ def is_async_callable(func: Any) -> bool:
     return inspect.iscoroutinefunction(type(func).__call__)
 
 
+def check_not_generator(func: Any, name: str) -> None:
+    """Refuse a generator function (sync or async) as a tool: its call returns a
+    generator object, not a result the model could read.
+
+    Raises:
+        ConfigurationError: naming the tool and what to return instead.
+    """
+    target = unwrap_callable(func)
+    kind = (
+        "an async generator"
+        if inspect.isasyncgenfunction(target)
+        else "a generator"
+        if inspect.isgeneratorfunction(target)
+        else None
+    )
+    if kind is not None:
+        raise ConfigurationError(
+            f"tool '{name}' is {kind} function (it yields): a tool returns one result "
+            "for the model; return the items as a list, or join them into one text"
+        )
+
+
 def check_timeout(timeout: float | None) -> float | None:
     """Return ``timeout`` if it is ``None`` or a positive number of seconds.
 

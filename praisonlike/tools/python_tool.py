@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, overload
 from praisonlike.tools.arguments import ToolArgumentError, parse_arguments
 from praisonlike.tools.callables import (
     caller_local_names,
+    check_not_generator,
     check_timeout,
     check_tool_name,
     is_async_callable,
@@ -63,6 +64,7 @@ class FunctionTool:
         functools.update_wrapper(self, func, updated=())
         self.func = func
         self.name = check_tool_name(name if name is not None else _default_name(func))
+        check_not_generator(func, self.name)
         self._docstring = parse_docstring(_docstring(func))
         self.description = description if description is not None else self._docstring.description
         self.requires_approval = requires_approval

@@ -9,12 +9,15 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
 import pytest
 from pydantic import BaseModel
 
+from praisonlike import Agent
 from praisonlike.errors import ConfigurationError, ToolError
+from praisonlike.testing import TestModel
 from praisonlike.tools import FunctionTool, RunContext, ToolArgumentError, function_tool, tool
 
 
@@ -217,6 +220,29 @@ def test_extra_keys_are_refused_without_var_kwargs():
     t = FunctionTool(f)
     with pytest.raises(ToolArgumentError, match="- b: unknown argument; this tool accepts only: a"):
         t.validate({"a": 1, "b": 2})
+
+
+def test_generator_functions_are_refused_as_tools_naming_what_to_return() -> None:
+    def lines(n: int) -> Iterator[str]:
+        """Lines."""
+        yield from (f"line {i}" for i in range(n))
+
+    async def alines(n: int) -> AsyncIterator[str]:
+        """Lines."""
+        yield "a"
+
+    class Source:
+        def rows(self) -> Iterator[int]:
+            """Rows."""
+            yield 1
+
+    for generator, kind in ((lines, "a generator"), (alines, "an async generator")):
+        with pytest.raises(ConfigurationError, match=f"tool 'tool_x' is {kind} function"):
+            FunctionTool(generator, name="tool_x")
+    with pytest.raises(ConfigurationError, match="return the items as a list"):
+        tool(Source().rows)
+    with pytest.raises(ConfigurationError, match="tool 'lines' is a generator function"):
+        Agent(instructions="x", llm=TestModel(), tools=[functools.partial(lines, 3)])
 
 
 async def test_async_function_returns_coroutine_to_await():
