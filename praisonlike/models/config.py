@@ -7,6 +7,7 @@ every invalid field. Use :func:`dataclasses.replace` to derive a changed copy.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
@@ -128,6 +129,7 @@ class LLMConfig:
             known = {f.name for f in fields(cls)}
             settings = {k: v for k, v in value.items() if k in known}
             extra = {k: v for k, v in value.items() if k not in known}
+            _refuse_misspelt_fields(extra, known)
             if "model" not in settings:
                 raise ConfigurationError("invalid LLMConfig: model is required")
             if extra:
@@ -149,6 +151,26 @@ class LLMConfig:
         if self.max_tokens is not None:
             params["max_tokens"] = self.max_tokens
         return params
+
+
+PROVIDER_PARAMS_NEAR_FIELDS = frozenset({"dd_api_key", "prompt_cache_key"})
+"""The parameters of LiteLLM's ``completion`` spelt close to an :class:`LLMConfig`
+field: passed through, never taken for a misspelt field."""
+
+
+def _refuse_misspelt_fields(extra: Mapping[str, Any], fields_: set[str]) -> None:
+    """Raise for a key of an ``llm=`` dict that is a misspelt field (``api_bse``): it
+    would go to LiteLLM as a parameter and the field would silently keep its
+    default (a request meant for a local server sent to the provider's own)."""
+    for key in extra:
+        near = difflib.get_close_matches(str(key), sorted(fields_), n=1, cutoff=0.8)
+        if not near or key in PROVIDER_PARAMS_NEAR_FIELDS:
+            continue
+        raise ConfigurationError(
+            f"invalid LLMConfig: unknown key {key!r}: did you mean {near[0]!r}? "
+            "(other keys go to LiteLLM as parameters; to send a provider parameter of "
+            f"this name, put it in extra={{{key!r}: ...}})"
+        )
 
 
 def _llm_problems(config: LLMConfig) -> list[str]:

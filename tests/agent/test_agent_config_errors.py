@@ -8,6 +8,7 @@ a ``ValueError``, so older ``except`` clauses keep working.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -48,6 +49,14 @@ BAD_VALUES = {
     "llm-bad-field": ({"llm": {"model": "openai/a", "max_tokens": 0}}, "llm"),
     "negative-temperature": ({"llm": {"model": "openai/a", "temperature": -1}}, "temperature"),
     "api-base-not-a-url": ({"llm": {"model": "openai/a", "api_base": "notaurl"}}, "api_base"),
+    "misspelt-api-base": (
+        {"llm": {"model": "openai/a", "api_bse": "http://127.0.0.1:9/v1"}},
+        "unknown key 'api_bse': did you mean 'api_base'?",
+    ),
+    "misspelt-fallback-field": (
+        {"fallback_models": [{"model": "openai/a", "temprature": 0.2}]},
+        "did you mean 'temperature'?",
+    ),
     "blank-session-id": ({"session_id": " "}, "session_id"),
     "no-prompt": ({"instructions": "  "}, "instructions"),
     "zero-iterations": ({"max_iterations": 0}, "max_iterations"),
@@ -131,6 +140,30 @@ def test_llmconfig_checks_its_fallback_entries() -> None:
     assert isinstance(second, LLMConfig)
     assert (second.model, second.extra) == ("openai/c", {"top_p": 0.5})
     assert "sk-c" not in repr(config)
+
+
+def test_provider_parameters_near_a_field_name_pass_through_to_litellm() -> None:
+    config = LLMConfig.coerce(
+        {"model": "openai/a", "prompt_cache_key": "k", "dd_api_key": "d", "top_k": 3}
+    )
+    assert config.extra == {"prompt_cache_key": "k", "dd_api_key": "d", "top_k": 3}
+    assert config.prompt_cache is True and config.api_key is None
+    explicit = LLMConfig.coerce({"model": "openai/a", "extra": {"api_bse": "x"}})
+    assert explicit.extra == {"api_bse": "x"} and explicit.api_base is None
+
+
+def test_no_parameter_of_the_installed_litellm_is_taken_for_a_misspelt_field() -> None:
+    import inspect
+
+    from praisonlike.models.litellm_backend import load_litellm
+
+    litellm = load_litellm()
+    from litellm.types.utils import all_litellm_params
+
+    names = set(all_litellm_params) | set(inspect.signature(litellm.completion).parameters)
+    names -= {f.name for f in dataclasses.fields(LLMConfig)} | {"kwargs", "args"}
+    config = LLMConfig.coerce({"model": "openai/a", **dict.fromkeys(names, 1)})
+    assert set(config.extra) == names
 
 
 def test_valid_model_settings_are_kept_in_their_normalised_form() -> None:
