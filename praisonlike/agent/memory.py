@@ -54,7 +54,7 @@ def summary_spec(
     if config.summary_model:
         from praisonlike.agent.model_resolution import named_llm
 
-        summary = named_llm(spec.llm_config, config.summary_model)
+        summary = named_llm(spec.llm_config, config.summary_model, "summary_model")
         models = [summary, *(m for m in models if m.model != summary.model)]
     limit = spec.execution.max_execution_time
     return TurnSpec(

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from praisonlike.agent.default_model import default_model
 from praisonlike.models.config import LLMConfig
+from praisonlike.models.preflight import check_named_model
 from praisonlike.models.providers import is_local_model, related_config
 
 
@@ -40,19 +41,25 @@ def still_served(resolved: LLMConfig) -> bool:
     return not warm.endpoint_ended(resolved.api_base)
 
 
-def named_llm(configured: LLMConfig | None, entry: str | LLMConfig) -> LLMConfig:
+def named_llm(
+    configured: LLMConfig | None, entry: str | LLMConfig, named_as: str = "fallback_models"
+) -> LLMConfig:
     """The configuration a model named next to ``configured`` (the agent's own
     ``llm``, ``None`` when it comes from the environment) is called with, resolved.
 
     An :class:`LLMConfig` is used as it is; a string is configured by
     :func:`praisonlike.models.providers.related_config` (the agent's settings only
     on the agent's provider), or from the environment when ``configured`` is None.
+    Raises UnknownModelError, naming ``named_as``, for a string LiteLLM cannot
+    route to a provider (nor the agent's endpoint serves): before the turn's
+    first request, not when the model is first needed.
     """
     if isinstance(entry, LLMConfig):
         return resolve_llm(entry)
-    if configured is None:
-        return resolve_llm(LLMConfig(model=entry))
-    return resolve_llm(related_config(configured, entry))
+    config = LLMConfig(model=entry) if configured is None else related_config(configured, entry)
+    if not (config.api_base or is_local_model(entry) or "custom_llm_provider" in config.extra):
+        check_named_model(entry, named_as)
+    return resolve_llm(config)
 
 
 def fallback_entries(

@@ -112,7 +112,7 @@ def reflection_check(
             from praisonlike.agent.model_resolution import named_llm
 
             named = config.llm
-            judge.append(None if named is None else named_llm(configured, named))
+            judge.append(None if named is None else named_llm(configured, named, "reflect_llm"))
         return judge[0]
 
     def check(answer: str, ask: Ask) -> Generator[Any, Any, Accept | Revise]:

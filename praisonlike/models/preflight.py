@@ -117,6 +117,23 @@ def check_model(llm: LLMConfig) -> None:
     _check_environment(llm.model, routed, provider)
 
 
+def check_named_model(model: str, named_as: str) -> None:
+    """Raise :class:`UnknownModelError` now, naming ``named_as`` (``"fallback_models"``),
+    when ``model``, named next to the agent's own and sent with no ``api_base`` or
+    ``custom_llm_provider``, cannot be routed: its pre-flight would refuse it only
+    when it is first called (for a fallback, during the primary's outage).
+
+    Checks the routing only, not the key. May import LiteLLM, as the model's
+    resolution already does; remembered per model, like the pre-flight.
+    """
+    try:
+        _provider(model, None, None)
+    except UnknownModelError as exc:
+        raise UnknownModelError(
+            f"{named_as}: {exc.args[0]}", model=model, suggestions=exc.suggestions, hint=exc.hint
+        ) from None
+
+
 def routable(model: str) -> bool:
     """False when LiteLLM cannot tell which provider serves ``model`` sent with no
     ``api_base`` or ``custom_llm_provider`` (the pre-flight would refuse it).

@@ -140,7 +140,7 @@ def test_debug_is_accepted_after_every_command(command: tuple[str, ...]) -> None
     parser = build_parser()
     [leaf] = [sub for path, sub in leaf_commands(parser) if path == command]
     required = [
-        "x" for action in leaf._actions if not action.option_strings and action.nargs is None
+        "x" for action in leaf._actions if not action.option_strings and action.nargs in (None, "+")
     ]
 
     assert parser.parse_args([*command, *required, "--debug"]).debug is True

@@ -215,11 +215,14 @@ def test_any_name_on_a_known_provider_is_sent(server: LocalLLMServer) -> None:
 # -- fallbacks ---------------------------------------------------------------------------
 
 
-def test_an_unusable_fallback_is_skipped_for_the_next(server: LocalLLMServer) -> None:
+def test_a_fallback_without_its_key_is_skipped_for_the_next(
+    server: LocalLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     agent = Agent(
         instructions="You answer.",
         llm=server.llm_config(),
-        fallback_models=["gpt-9-turbo", "openai/other-model"],
+        fallback_models=["anthropic/claude-haiku-4-5", "openai/other-model"],
         execution=ExecutionConfig(max_retries=0),
     )
     server.extend([Fault.unavailable(), Text("from the second fallback")])
@@ -228,23 +231,31 @@ def test_an_unusable_fallback_is_skipped_for_the_next(server: LocalLLMServer) ->
 
     assert [r.model for r in server.requests] == ["test-model", "other-model"]
     assert agent.last_result is not None
-    assert agent.last_result.fallbacks == ["gpt-9-turbo", "openai/other-model"]
+    assert agent.last_result.fallbacks == ["anthropic/claude-haiku-4-5", "openai/other-model"]
 
 
-def test_an_unusable_last_fallback_raises_its_own_error(server: LocalLLMServer) -> None:
+@pytest.mark.parametrize("entry", ["chat", "achat"])
+def test_an_unroutable_fallback_fails_the_turn_before_any_request(
+    server: LocalLLMServer, entry: str
+) -> None:
     agent = Agent(
         instructions="You answer.",
         llm=server.llm_config(),
-        fallback_models=["gpt-9-turbo"],
-        execution=ExecutionConfig(max_retries=0),
+        fallback_models=["openai/other-model", "gpt-4o-mnii"],
     )
-    server.add(Fault.unavailable())
+    server.default = Text("never sent")
 
     with pytest.raises(UnknownModelError) as raised:
-        agent.chat("hello")
+        if entry == "achat":
+            asyncio.run(agent.achat("hello"))
+        else:
+            agent.chat("hello")
 
-    assert raised.value.model == "gpt-9-turbo"
-    assert server.request_count == 1
+    assert str(raised.value).startswith("fallback_models: unknown model 'gpt-4o-mnii'")
+    assert "openai/gpt-4o-mini" in raised.value.suggestions
+    assert raised.value.model == "gpt-4o-mnii"
+    assert server.request_count == 0
+    assert agent.chat_history == []
 
 
 def test_a_primary_without_its_key_falls_back_without_a_request(server: LocalLLMServer) -> None:
