@@ -22,6 +22,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails
 
 from praisonlike.errors import ConfigurationError, ToolError
 from praisonlike.tools.arguments import argument_problems_error
@@ -57,6 +58,7 @@ class ArgumentSchema:
         context_parameter: str | None,
         positional: list[tuple[str, Any]],
         var_positional: str | None = None,
+        reserved: frozenset[str] = frozenset(),
     ) -> None:
         self.tool_name = tool_name
         self.model = model
@@ -65,6 +67,8 @@ class ArgumentSchema:
         self._by_name = {parameter.name: parameter for parameter in parameters}
         self._positional = positional
         self._var_positional = var_positional
+        self._reserved = reserved
+        """Keys ``**kwargs`` must not take: bound by a partial, or the RunContext's."""
         self.parameters = _clean_schema(model.model_json_schema())
 
     @property
@@ -101,6 +105,13 @@ class ArgumentSchema:
             if parameter.field in provided or parameter.always_pass
         }
         if instance.model_extra:
+            reserved = [key for key in instance.model_extra if key in self._reserved]
+            if reserved:
+                unknown: list[ErrorDetails] = [
+                    {"type": "extra_forbidden", "loc": (key,), "msg": "", "input": None}
+                    for key in reserved
+                ]
+                raise argument_problems_error(self.tool_name, unknown, self.names)
             values.update(instance.model_extra)
         return values
 
@@ -234,8 +245,9 @@ def build_argument_schema(
         )
     try:
         model = create_model(tool_name, __base__=_base_model(tool_name, extras), **fields)
+        reserved = frozenset({*bound, *([context_parameter] if context_parameter else [])})
         return ArgumentSchema(
-            tool_name, model, parameters, context_parameter, positional, var_positional
+            tool_name, model, parameters, context_parameter, positional, var_positional, reserved
         )
     except Exception as exc:
         raise ConfigurationError(

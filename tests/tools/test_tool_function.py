@@ -213,6 +213,19 @@ def test_var_kwargs_receive_the_extra_keys_validated_by_their_type():
         t.validate({"name": "n", "cpu": "lots"})
 
 
+def test_var_kwargs_never_take_a_partial_s_bound_keyword_or_the_context() -> None:
+    def call_service(query: str, ctx: RunContext[str], **options: str) -> str:
+        return f"{ctx.deps}:{query}:{sorted(options.items())}"
+
+    t = FunctionTool(functools.partial(call_service, api_key="secret"), name="call_service")
+    assert t.call(t.validate({"query": "q", "lang": "en"}), make_context("d")) == (
+        "d:q:[('api_key', 'secret'), ('lang', 'en')]"
+    )
+    for key in ("api_key", "ctx"):
+        with pytest.raises(ToolArgumentError, match=f"- {key}: unknown argument"):
+            t.validate({"query": "q", key: "from the model"})
+
+
 def test_extra_keys_are_refused_without_var_kwargs():
     def f(a: int) -> int:
         return a
