@@ -88,6 +88,20 @@ def _check_json_schema(value: Any, schema: dict[str, Any]) -> None:
         raise ValueError("\n".join(lines))
 
 
+def _check_schema(schema: dict[str, Any]) -> None:
+    """Raise ConfigurationError for a schema the JSON Schema metaschema refuses
+    (``{"type": "nonsense"}``): no answer could be checked against it."""
+    import jsonschema
+
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        where = "/".join(str(p) for p in exc.path) or "(root)"
+        raise ConfigurationError(
+            f"output_json is not a valid JSON schema: at {where}: {exc.message}"
+        ) from None
+
+
 def output_spec(output_pydantic: Any, output_json: Any) -> OutputSpec | None:
     if output_pydantic is not None and output_json is not None:
         raise ConfigurationError("pass output_pydantic or output_json, not both")
@@ -104,6 +118,7 @@ def output_spec(output_pydantic: Any, output_json: Any) -> OutputSpec | None:
     if output_json is not None:
         if not isinstance(output_json, dict):
             raise ConfigurationError("output_json must be a JSON schema dict")
+        _check_schema(output_json)
         return OutputSpec(schema=output_json, name=str(output_json.get("title", "output")))
     return None
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from praisonlike import Agent, LLMConfig, TerminationReason
 from praisonlike.agent.guardrails import GuardrailConfig, GuardrailResult
-from praisonlike.errors import ConfigurationTypeError, GuardrailError, OutputValidationError
+from praisonlike.errors import ConfigurationError, ConfigurationTypeError, GuardrailError, OutputValidationError
 from praisonlike.events import ReflectionEvent
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 
@@ -130,6 +130,26 @@ def test_output_json_schema_and_validation_error(
         agent.chat("q2", output_json=schema)
     assert caught.value.raw_output == '{"ok": "maybe"}'
     assert agent.chat_history == before
+
+
+@pytest.mark.parametrize(
+    ("schema", "where"),
+    [
+        ({"type": "nonsense"}, "at type: 'nonsense' is not valid"),
+        ({"type": "object", "properties": {"n": {"minimum": "3"}}}, "at properties/n/minimum"),
+        ({"type": "object", "required": "name"}, "at required: 'name' is not of type 'array'"),
+    ],
+)
+def test_an_invalid_output_json_schema_fails_before_any_request(
+    server: LocalLLMServer, llm: dict[str, Any], schema: dict[str, Any], where: str
+) -> None:
+    server.default = Text("{}")
+    agent = Agent(instructions="x", llm=llm)
+    with pytest.raises(ConfigurationError, match="output_json is not a valid JSON schema") as bad:
+        agent.chat("q", output_json=schema)
+    assert where in str(bad.value)
+    assert server.request_count == 0
+    assert agent.chat_history == []
 
 
 def test_reflection_regenerates_until_satisfactory(
