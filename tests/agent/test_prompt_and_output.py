@@ -11,7 +11,12 @@ from pydantic import BaseModel
 
 from praisonlike import Agent, LLMConfig, TerminationReason
 from praisonlike.agent.guardrails import GuardrailConfig, GuardrailResult
-from praisonlike.errors import ConfigurationError, ConfigurationTypeError, GuardrailError, OutputValidationError
+from praisonlike.errors import (
+    ConfigurationError,
+    ConfigurationTypeError,
+    GuardrailError,
+    OutputValidationError,
+)
 from praisonlike.events import ReflectionEvent
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
 
