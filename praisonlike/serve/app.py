@@ -98,6 +98,12 @@ def create_app(agent: Any, config: ServeConfig | None = None) -> Starlette:
     async def completions(state: ServerState, request: Request, who: str | None) -> Any:
         return await openai_routes.chat_completions(state, request, who)
 
+    async def models(state: ServerState, request: Request, who: str | None) -> Any:
+        return openai_routes.models(state)
+
+    async def model(state: ServerState, request: Request, who: str | None) -> Any:
+        return openai_routes.model(state, request.path_params["model_id"])
+
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
@@ -131,6 +137,8 @@ def create_app(agent: Any, config: ServeConfig | None = None) -> Starlette:
         Route("/v1/sessions/{session_id}", protected(session), methods=["GET"]),
         Route("/v1/sessions/{session_id}/messages", protected(messages), methods=["GET"]),
         Route("/v1/chat/completions", protected(completions), methods=["POST"]),
+        Route("/v1/models", protected(models), methods=["GET"]),
+        Route("/v1/models/{model_id:path}", protected(model), methods=["GET"]),
     ]
     if STATIC_DIR.is_dir():
         routes.append(Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"))

@@ -1,4 +1,7 @@
-"""``POST /v1/chat/completions``: the agent behind OpenAI's chat-completions API.
+"""``POST /v1/chat/completions``: the agent behind OpenAI's chat-completions API; and
+``GET /v1/models`` (``/v1/models/{id}``), which lists the served agent as the one model,
+by its name (``agent`` when it has none), for clients that pick a model from that list
+first; a request may still name any model.
 
 Each request is one stateless turn: the request's earlier user and assistant
 text messages become the history, its last message (from the user) the
@@ -58,6 +61,28 @@ async def chat_completions(state: ServerState, request: Any, requester: str | No
         "usage": _usage(result),
     }
     return JSONResponse(completion, headers={"X-Run-Id": live.run_id})
+
+
+STARTED = int(time.time())
+"""When this process loaded the app: the listed model's ``created``."""
+
+
+def models(state: ServerState) -> dict[str, Any]:
+    """``GET /v1/models``: the served agent as OpenAI's model list (one entry)."""
+    return {"object": "list", "data": [_model_entry(state)]}
+
+
+def model(state: ServerState, model_id: str) -> dict[str, Any]:
+    """``GET /v1/models/{id}``: the served agent's entry; ApiError (404) for another id."""
+    entry = _model_entry(state)
+    if model_id != entry["id"]:
+        raise ApiError(404, f"no model {model_id!r}: this server serves {entry['id']!r}")
+    return entry
+
+
+def _model_entry(state: ServerState) -> dict[str, Any]:
+    name = state.agent.name or "agent"
+    return {"id": name, "object": "model", "created": STARTED, "owned_by": "praisonlike"}
 
 
 def failure_status(error: BaseException | None) -> tuple[int, bool]:

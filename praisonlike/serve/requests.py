@@ -69,9 +69,22 @@ class StreamOptions(BaseModel):
     include_usage: StrictBool | None = None
 
 
+def _no_client_tools(value: list[Any] | None) -> list[Any] | None:
+    if value:
+        raise ValueError(
+            "this endpoint serves an agent that calls its own tools and answers in text; "
+            "tools sent by the client are not supported"
+        )
+    return value
+
+
+ClientTools = Annotated[list[Any] | None, AfterValidator(_no_client_tools)]
+
+
 class ChatCompletionRequest(BaseModel):
     """The part of an OpenAI chat-completions request the server reads; the rest is ignored,
-    except ``n`` other than 1 (one answer per request), which is refused."""
+    except what it cannot honour, which is refused: ``n`` other than 1 (one answer per
+    request) and client-side ``tools`` or ``functions`` (the agent runs its own)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -81,6 +94,8 @@ class ChatCompletionRequest(BaseModel):
     user: str | None = None
     n: Literal[1] | None = None
     stream_options: StreamOptions | None = None
+    tools: ClientTools = None
+    functions: ClientTools = None
 
     @property
     def include_usage(self) -> bool:

@@ -238,8 +238,18 @@ IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw
             "image_url",
         ),
         ({"n": 2}, [{"role": "user", "content": "hi"}], "n"),
+        (
+            {"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]},
+            [{"role": "user", "content": "hi"}],
+            "tools: Value error, this endpoint serves an agent that calls its own tools",
+        ),
+        (
+            {"functions": [{"name": "f", "parameters": {}}]},
+            [{"role": "user", "content": "hi"}],
+            "functions: Value error",
+        ),
     ],
-    ids=["image-in-the-prompt", "image-in-the-history", "two-answers"],
+    ids=["image-in-the-prompt", "image-in-the-history", "two-answers", "tools", "functions"],
 )
 def test_what_the_endpoint_cannot_honour_is_refused_not_dropped(
     app: Running, server: LocalLLMServer, extra: dict[str, Any], messages: Any, names: str
@@ -264,3 +274,33 @@ def test_a_plain_answer_names_its_run_and_a_null_stream_is_not_streamed(
     body = response.json()
     assert body["choices"][0]["message"]["content"] == "Fine."
     assert response.headers["x-run-id"] == body["id"].removeprefix("chatcmpl-")
+
+
+def test_an_empty_tools_list_is_no_client_tool(app: Running, server: LocalLLMServer) -> None:
+    server.add(Text("Fine."))
+    answer = client(app).chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "hi"}], tools=[], tool_choice="auto"
+    )
+    assert answer.choices[0].message.content == "Fine."
+
+
+def test_the_models_list_names_the_served_agent(server: LocalLLMServer) -> None:
+    agent = Agent(instructions="x", name="weather-desk", llm=server.llm_config())
+    with serving(agent.to_asgi(tokens={"tok-alice": "alice"})) as running:
+        openai_client = client(running)
+        [listed] = openai_client.models.list().data
+        assert (listed.id, listed.object, listed.owned_by) == (
+            "weather-desk",
+            "model",
+            "praisonlike",
+        )
+        assert openai_client.models.retrieve("weather-desk").id == "weather-desk"
+        with pytest.raises(openai.NotFoundError, match="no model 'gpt-4o'"):
+            openai_client.models.retrieve("gpt-4o")
+        with pytest.raises(openai.AuthenticationError):
+            client(running, key="tok-mallory").models.list()
+        server.add(Text("Sunny."))
+        answer = openai_client.chat.completions.create(
+            model=listed.id, messages=[{"role": "user", "content": "Weather?"}]
+        )
+        assert (answer.model, answer.choices[0].message.content) == ("weather-desk", "Sunny.")
