@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -49,12 +50,13 @@ class RunResult(BaseModel):
 
     @property
     def text(self) -> str:
-        """The answer as text (JSON for structured output)."""
+        """The answer as text: JSON for structured output (``output_pydantic`` or
+        ``output_json``)."""
         if isinstance(self.output, str):
             return self.output
         if isinstance(self.output, BaseModel):
             return self.output.model_dump_json()
-        return str(self.output)
+        return json.dumps(self.output, ensure_ascii=False, default=str)
 
     @property
     def cost(self) -> float | None:

@@ -21,6 +21,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+from praisonlike.agent.structured_output import output_spec
 from praisonlike.errors import ConfigurationError, LLMError, PraisonlikeError, RunTimeout
 from praisonlike.serve.event_stream import DISCONNECTED
 from praisonlike.serve.http_errors import ApiError, error_body, error_response
@@ -35,8 +36,11 @@ async def chat_completions(state: ServerState, request: Any, requester: str | No
 
     body = await parse(request, ChatCompletionRequest, state.config.max_body_bytes)
     history, prompt = _conversation(body.messages)
+    schema = answer_schema(body.response_format)
     agent = state.agent_for(None, requester, None, history)
-    live = await open_run(state, agent, prompt, session_id=None, owner=requester, detach=False)
+    live = await open_run(
+        state, agent, prompt, session_id=None, owner=requester, detach=False, output_json=schema
+    )
     model = body.model or agent.llm or "praisonlike"
     created = int(time.time())
     if body.stream:
@@ -61,6 +65,38 @@ async def chat_completions(state: ServerState, request: Any, requester: str | No
         "usage": _usage(result),
     }
     return JSONResponse(completion, headers={"X-Run-Id": live.run_id})
+
+
+def answer_schema(response_format: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The JSON schema a request's ``response_format`` asks the answer to match (the
+    turn's ``output_json``): ``json_schema`` gives its ``schema``, ``json_object`` any
+    object, ``text`` (or none) a text answer. ApiError (400) for another type or a
+    schema that is not a valid JSON schema."""
+    kind = (response_format or {}).get("type", "text")
+    if kind == "text":
+        return None
+    if kind == "json_object":
+        return {"type": "object"}
+    spec = (response_format or {}).get("json_schema")
+    if (
+        kind != "json_schema"
+        or not isinstance(spec, dict)
+        or not isinstance(spec.get("schema"), dict)
+    ):
+        raise ApiError(
+            400,
+            'invalid request: response_format must be {"type": "text"}, '
+            '{"type": "json_object"} or {"type": "json_schema", '
+            '"json_schema": {"name": ..., "schema": {...}}}',
+        )
+    schema = dict(spec["schema"])
+    if isinstance(spec.get("name"), str):
+        schema.setdefault("title", spec["name"])
+    try:
+        output_spec(None, schema)
+    except ConfigurationError as exc:
+        raise ApiError(400, f"invalid request: response_format: {exc}") from None
+    return schema
 
 
 STARTED = int(time.time())

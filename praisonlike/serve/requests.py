@@ -84,7 +84,8 @@ ClientTools = Annotated[list[Any] | None, AfterValidator(_no_client_tools)]
 class ChatCompletionRequest(BaseModel):
     """The part of an OpenAI chat-completions request the server reads; the rest is ignored,
     except what it cannot honour, which is refused: ``n`` other than 1 (one answer per
-    request) and client-side ``tools`` or ``functions`` (the agent runs its own)."""
+    request) and client-side ``tools`` or ``functions`` (the agent runs its own).
+    ``response_format`` is read by :func:`praisonlike.serve.openai_routes.answer_schema`."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -96,6 +97,7 @@ class ChatCompletionRequest(BaseModel):
     stream_options: StreamOptions | None = None
     tools: ClientTools = None
     functions: ClientTools = None
+    response_format: dict[str, Any] | None = None
 
     @property
     def include_usage(self) -> bool:

@@ -55,11 +55,19 @@ async def open_run(
     session_id: str | None,
     owner: str | None,
     detach: bool,
+    output_json: dict[str, Any] | None = None,
 ) -> LiveRun:
-    """Start the run; 400 for bad input, 500 (not worth retrying) when the agent cannot start it."""
+    """Start the run (asking for an answer matching ``output_json`` when given); 400
+    for bad input, 500 (not worth retrying) when the agent cannot start it."""
     try:
         return await state.runs.start(
-            agent, prompt, session_id=session_id, owner=owner, detach=detach, store=state.store
+            agent,
+            prompt,
+            session_id=session_id,
+            owner=owner,
+            detach=detach,
+            store=state.store,
+            output_json=output_json,
         )
     except (InvalidInputError, UnsupportedInputError) as exc:
         raise ApiError(400, str(exc)) from None

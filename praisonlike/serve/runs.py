@@ -119,8 +119,10 @@ class RunRegistry:
         owner: str | None,
         detach: bool,
         store: Any = None,
+        output_json: dict[str, Any] | None = None,
     ) -> LiveRun:
-        """Open the turn (its first event is ``run_started``) and drive it on a task.
+        """Open the turn (its first event is ``run_started``; its answer to match
+        ``output_json`` when given) and drive it on a task.
 
         Errors opening the turn (bad input, the agent's configuration) are
         raised here, before anything is streamed.
@@ -133,7 +135,7 @@ class RunRegistry:
         try:
             steering = await _take_pending_signals(store, session_id)
             cancel = CancelToken()
-            stream = agent.astream_events(prompt, cancel_token=cancel)
+            stream = agent.astream_events(prompt, cancel_token=cancel, output_json=output_json)
             first = await stream.__anext__()
         except BaseException:
             self._busy.discard(session_id or "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -304,3 +305,64 @@ def test_the_models_list_names_the_served_agent(server: LocalLLMServer) -> None:
             model=listed.id, messages=[{"role": "user", "content": "Weather?"}]
         )
         assert (answer.model, answer.choices[0].message.content) == ("weather-desk", "Sunny.")
+
+
+CITY = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "temp": {"type": "integer"}},
+    "required": ["city", "temp"],
+}
+
+
+def test_a_json_schema_response_format_is_the_turns_answer_schema(
+    app: Running, server: LocalLLMServer
+) -> None:
+    server.extend([Text("It is sunny in Paris."), Text('{"city": "Paris", "temp": 26}')])
+    answer = client(app).chat.completions.create(
+        model="m",
+        messages=[{"role": "user", "content": "Weather in Paris?"}],
+        response_format={"type": "json_schema", "json_schema": {"name": "city", "schema": CITY}},
+    )
+
+    assert json.loads(answer.choices[0].message.content or "") == {"city": "Paris", "temp": 26}
+    first, second = server.requests
+    assert '"temp"' in first.messages[0]["content"]  # the schema, in the system prompt
+    assert "did not match the required schema" in second.messages[-1]["content"]
+
+
+def test_a_json_object_response_format_streams_an_object(
+    app: Running, server: LocalLLMServer
+) -> None:
+    server.add(Text('{"ok": true}'))
+    chunks = client(app).chat.completions.create(
+        model="m",
+        messages=[{"role": "user", "content": "ok?"}],
+        response_format={"type": "json_object"},
+        stream=True,
+    )
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert json.loads(text) == {"ok": True}
+
+
+@pytest.mark.parametrize(
+    ("response_format", "says"),
+    [
+        ({"type": "yaml"}, "response_format must be"),
+        ({"type": "json_schema", "json_schema": {"name": "x"}}, "response_format must be"),
+        (
+            {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "nonsense"}}},
+            "output_json is not a valid JSON schema: at type",
+        ),
+    ],
+    ids=["unknown-type", "no-schema", "invalid-schema"],
+)
+def test_a_response_format_that_cannot_be_honoured_is_a_bad_request(
+    app: Running, server: LocalLLMServer, response_format: dict[str, Any], says: str
+) -> None:
+    with pytest.raises(openai.BadRequestError, match=says):
+        client(app).chat.completions.create(
+            model="m",
+            messages=[{"role": "user", "content": "hi"}],
+            response_format=response_format,  # type: ignore[arg-type]
+        )
+    assert server.requests == []
