@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
+import importlib.util
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, cast
 
 from praisonlike.agent.agent import Agent
@@ -19,19 +22,21 @@ from praisonlike.models.model_variables import variable_holding
 def import_target(spec: str, label: str, example: str) -> Any:
     """The object ``module:attribute`` names (``attribute`` may be dotted).
 
-    The current directory is importable, so ``mytools:search`` finds
-    ``./mytools.py``. ``label`` starts each error message (``"--tool 'x:y'"``)
-    and ``example`` shows the expected form. Raises :class:`CommandFailed`
-    (exit code 2) when the spec is malformed, the module cannot be imported or
-    the attribute is missing.
+    ``module`` is a module name or the path of a ``.py`` file
+    (``tools/mytools.py:search``). The current directory is importable, so
+    ``mytools:search`` finds ``./mytools.py``; a file's own directory is made
+    importable too, for its imports of its neighbours. ``label`` starts each
+    error message (``"--tool 'x:y'"``) and ``example`` shows the expected form.
+    Raises :class:`CommandFailed` (exit code 2) when the spec is malformed, the
+    module cannot be imported or the attribute is missing (naming close ones).
     """
-    module_name, colon, attribute = spec.partition(":")
+    module_name, colon, attribute = spec.rpartition(":")
     if not colon or not module_name or not attribute:
         raise CommandFailed(f"{label}: expected {example}", exit_code=ExitCode.USAGE)
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
-        target: Any = importlib.import_module(module_name)
+        target: Any = _import(module_name)
     except Exception as exc:
         raise CommandFailed(
             f"{label}: cannot import {module_name!r}: {type(exc).__name__}: {exc}",
@@ -39,12 +44,43 @@ def import_target(spec: str, label: str, example: str) -> Any:
         ) from exc
     for part in attribute.split("."):
         if not hasattr(target, part):
+            names = [n for n in dir(target) if not n.startswith("_")]
+            close = difflib.get_close_matches(part, names, n=3)
+            hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
             raise CommandFailed(
-                f"{label}: {module_name!r} has no attribute {attribute!r}",
+                f"{label}: {module_name!r} has no attribute {attribute!r}{hint}",
                 exit_code=ExitCode.USAGE,
             )
         target = getattr(target, part)
     return target
+
+
+def _import(module: str) -> Any:
+    """The module named ``module``, or loaded from the ``.py`` file it names."""
+    if not module.endswith(".py"):
+        return importlib.import_module(module)
+    path = Path(module).expanduser().resolve()
+    if not path.is_file():
+        raise FileNotFoundError(f"no file {str(path)!r}")
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
+    name = path.stem
+    loaded = sys.modules.get(name)
+    if loaded is not None and Path(getattr(loaded, "__file__", "") or "").resolve() == path:
+        return loaded
+    if loaded is not None:  # another module has the name: load the file under its own
+        name = f"praisonlike_cli_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{str(path)!r} cannot be loaded as Python")
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[name] = loaded
+    try:
+        spec.loader.exec_module(loaded)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return loaded
 
 
 def load_tool(spec: str) -> Callable[..., Any]:

@@ -107,7 +107,8 @@ def _add_chat(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         action="append",
         default=[],
         metavar="MODULE:FUNCTION",
-        help="offer this function as a tool (repeatable), e.g. --tool mytools:search",
+        help="offer this function as a tool (repeatable), e.g. --tool mytools:search "
+        "or --tool tools/mytools.py:search",
     )
     chat.add_argument(
         "--instructions", default=DEFAULT_INSTRUCTIONS, help="the agent's instructions"

@@ -1,6 +1,6 @@
 """``praisonlike serve``: run an agent's HTTP API with Uvicorn (docs/serving.md).
 
-``praisonlike serve MODULE:AGENT`` serves the agent a module defines;
+``praisonlike serve MODULE:AGENT`` serves the agent a module (or a ``.py`` file) defines;
 ``praisonlike serve --model MODEL`` serves the quickstart's weather agent on
 MODEL (``local`` for the offline model). The host defaults to 127.0.0.1.
 Without ``--tokens`` there is no auth, which is allowed only on a loopback
@@ -40,11 +40,13 @@ def add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "serve",
         help="serve an agent over HTTP: SSE runs, OpenAI-compatible API, chat page",
         description=(
-            "Serve MODULE:AGENT (an Agent defined in an importable module), or with "
+            "Serve MODULE:AGENT (an Agent defined in an importable module or a .py file), or with "
             "--model the quickstart weather agent on that model, with Uvicorn."
         ),
     )
-    serve.add_argument("target", nargs="?", metavar="MODULE:AGENT", help="e.g. myapp:agent")
+    serve.add_argument(
+        "target", nargs="?", metavar="MODULE:AGENT", help="e.g. myapp:agent or apps/myapp.py:agent"
+    )
     serve.add_argument("--model", "-m", help="serve the quickstart agent on this model")
     serve.add_argument(
         "--api-base", default=os.environ.get(API_BASE_ENV) or None, help="with --model"
@@ -213,16 +215,6 @@ def _load_agent(spec: str) -> Any:
     from praisonlike.agent.agent import Agent
     from praisonlike.cli.agent_setup import import_target
 
-    module, _, attribute = spec.rpartition(":")
-    if "/" in module or "\\" in module or module.endswith(".py"):
-        path = Path(module)
-        folder = str(path.parent)
-        raise CommandFailed(
-            f"{spec!r} is a file path; MODULE:AGENT takes a module name: run "
-            f"`praisonlike serve {path.stem}:{attribute}` in {folder} "
-            f"(or with PYTHONPATH={folder})",
-            exit_code=ExitCode.USAGE,
-        )
     target = import_target(spec, repr(spec), "MODULE:AGENT, e.g. myapp:agent")
     if not isinstance(target, Agent):
         raise CommandFailed(

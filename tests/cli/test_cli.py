@@ -153,6 +153,39 @@ def test_one_turn_as_json_with_a_tool_from_a_module(server: LocalLLMServer, tmp_
     assert '-> shout(text="hello")' in proc.stderr
 
 
+def test_a_tool_from_a_file_path_imports_its_neighbours(
+    server: LocalLLMServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tools = tmp_path / "project" / "tools"
+    tools.mkdir(parents=True)
+    (tools / "cli_file_rates.py").write_text("RATE = 1.5\n")
+    (tools / "cli_file_convert.py").write_text(
+        "from cli_file_rates import RATE\n\n\n"
+        "def convert(amount: float) -> float:\n"
+        '    """Convert an amount."""\n'
+        "    return amount * RATE\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    server.extend([ToolCalls([Call("convert", {"amount": 4})]), Text("6.0")])
+
+    argv = ["chat", "Convert 4", *model_args(server), "--no-stream"]
+    try:
+        code, out, err = run_main(
+            [*argv, "--tool", "project/tools/cli_file_convert.py:convert"], capsys
+        )
+    finally:
+        for name in ("cli_file_convert", "cli_file_rates"):
+            sys.modules.pop(name, None)
+
+    assert code == 0, err
+    assert "<- convert (" in out and "): 6.0" in out
+    assert server.requests[1].messages[-1]["content"] == "6.0"
+
+
 def test_interactive_session_in_a_terminal(server: LocalLLMServer, tmp_path: Path) -> None:
     server.extend([Text("First answer."), Delay(120, Text("too late")), Text("After the cancel.")])
     master, slave = pty.openpty()
@@ -288,6 +321,8 @@ def test_a_session_is_stored_and_shown(
     [
         (["--tool", "no_such_module_xyz:f"], "--tool 'no_such_module_xyz:f': cannot import"),
         (["--tool", "json:no_such_function"], "'json' has no attribute 'no_such_function'"),
+        (["--tool", "json:dumsp"], "has no attribute 'dumsp' (did you mean 'dump' or 'dumps'?)"),
+        (["--tool", "no_such_file_xyz.py:f"], "FileNotFoundError: no file '"),
         (["--tool", "json"], "expected MODULE:FUNCTION"),
         (["--json"], "--json needs a prompt"),
         (["--store", "x.db"], "--store needs --session ID"),

@@ -275,14 +275,13 @@ def test_a_port_in_use_is_one_line_and_exit_2_before_anything_is_served(tmp_path
     ]
 
 
-def test_a_file_path_target_is_refused_with_the_module_form(tmp_path: Path) -> None:
-    (tmp_path / "myapp.py").write_text("agent = None\n")
-    proc = run(tmp_path, f"{tmp_path}/myapp.py:agent")
+def test_a_file_path_target_is_loaded_from_the_file(tmp_path: Path) -> None:
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "apps" / "myapp.py").write_text("agent = None\n")
+    proc = run(tmp_path, "apps/myapp.py:agent")
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [
-        f"praisonlike: error: '{tmp_path}/myapp.py:agent' is a file path; MODULE:AGENT takes a "
-        f"module name: run `praisonlike serve myapp:agent` in {tmp_path} "
-        f"(or with PYTHONPATH={tmp_path})"
+        "praisonlike: error: 'apps/myapp.py:agent' is a NoneType, not an Agent"
     ]
 
 
