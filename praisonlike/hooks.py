@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
+from praisonlike._runtime.config_checks import positional_problem
 from praisonlike._runtime.deprecation import renamed_attributes
 from praisonlike._runtime.loggers import get_logger
 from praisonlike.errors import (
@@ -189,7 +190,14 @@ class HookRunner:
         event = hook_point(event)
         if not callable(function):
             raise ConfigurationTypeError(f"a hook must be callable, not {type(function).__name__}")
-        self._hooks.setdefault(event, []).append(_Registered(function, fail_open))
+        registered = _Registered(function, fail_open)
+        problem = positional_problem(function, 1)
+        if problem is not None:
+            raise ConfigurationError(
+                f"hook {registered.label} for {event.value} must take one argument, "
+                f"the HookContext: {problem}"
+            )
+        self._hooks.setdefault(event, []).append(registered)
         self.points.add(event)
 
     def add_mapping(self, hooks: Mapping[Any, HookFunction | Sequence[HookFunction]]) -> None:

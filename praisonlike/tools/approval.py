@@ -13,6 +13,9 @@ import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from praisonlike._runtime.config_checks import positional_problem
+from praisonlike.errors import ConfigurationError
+
 _console_lock = threading.Lock()
 
 
@@ -38,7 +41,14 @@ def console_approver(
 
 def normalise_approver(value: Any) -> Any:
     """``None``, ``"console"`` or a callable."""
-    if value is None or callable(value):
+    if value is None:
+        return value
+    if callable(value):
+        problem = positional_problem(value, 2)
+        if problem is not None:
+            raise ConfigurationError(
+                "approval must take two arguments, the tool's name and its arguments: " + problem
+            )
         return value
     if value == "console":
         return console_approver()

@@ -65,6 +65,19 @@ BAD_VALUES = {
     "zero-max-reflect": ({"max_reflect": 0}, "max_reflect"),
     "memory-without-session": ({"memory": True}, "memory"),
     "unknown-hook-event": ({"hooks": {"before_everything": noop}}, "hooks"),
+    "hook-without-argument": (
+        {"hooks": {"before_tool": lambda: None}},
+        "must take one argument, the HookContext: too many positional arguments "
+        "(its parameters: ())",
+    ),
+    "hook-with-two-arguments": (
+        {"hooks": {"after_tool": lambda ctx, agent: None}},
+        "missing a required argument: 'agent' (its parameters: (ctx, agent))",
+    ),
+    "approver-with-one-argument": (
+        {"approval": lambda name: True},
+        "approval must take two arguments, the tool's name and its arguments",
+    ),
     "negative-price": ({"model_prices": {"openai/a": {"input": -1.0}}}, "model_prices"),
 }
 
