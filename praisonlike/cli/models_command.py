@@ -37,9 +37,13 @@ def run_models(args: argparse.Namespace, output: Output) -> ExitCode:
     features = model_features(model)
     price = resolve_price(model)
     if not features.known and price is None:
+        from praisonlike.models.preflight import model_suggestions
+
+        close = model_suggestions(model)
+        hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
         raise CommandFailed(
             f"unknown model {model!r}: LiteLLM's local model map has no entry for it "
-            "(use the provider/model form, e.g. openai/gpt-4o-mini)",
+            f"({hint}use the provider/model form, e.g. openai/gpt-4o-mini)",
             exit_code=ExitCode.USAGE,
         )
     output.out.print(info_table(model, features, price))

@@ -234,20 +234,37 @@ def _key_set_in_litellm(litellm: ModuleType, provider: str) -> bool:
     return bool(getattr(litellm, "api_key", None) or getattr(litellm, f"{provider}_key", None))
 
 
-def _unknown_model(model: str, litellm: ModuleType) -> UnknownModelError:
+def model_suggestions(model: str) -> tuple[str, ...]:
+    """Up to three model strings close to ``model``: with its provider respelt when
+    LiteLLM has no such provider (``opnai/gpt-4o`` -> ``openai/gpt-4o``), that
+    provider's chat models in LiteLLM's map when it has (``openai/gpt-4o-mnii`` ->
+    ``openai/gpt-4o-mini``), else all its chat models and the bundled local models
+    (``gpt-4o-mnii`` -> ``openai/gpt-4o-mini``). Imports LiteLLM."""
+    return _suggestions(model, load_litellm())
+
+
+def _suggestions(model: str, litellm: ModuleType) -> tuple[str, ...]:
     providers = _provider_names(litellm)
     prefix, slash, rest = model.partition("/")
     if slash and prefix not in providers:
-        reason = f"LiteLLM has no provider {prefix!r}"
         if rest in _local_models() or rest.endswith(".gguf"):
             providers = [*providers, _LOCAL]  # local/<name> is praisonlike's, not LiteLLM's
-        suggestions = tuple(
-            f"{name}/{rest}" for name in difflib.get_close_matches(prefix, providers, n=3)
-        )
+        return tuple(f"{name}/{rest}" for name in difflib.get_close_matches(prefix, providers, n=3))
+    if slash:  # a provider's model: its close names of that provider
+        own = {full.partition("/")[2]: full for full in _known_models().values()}
+        own = {bare: full for bare, full in own.items() if full.startswith(f"{prefix}/")}
+        return tuple(own[name] for name in difflib.get_close_matches(rest, own, n=3))
+    known = {**_known_models(), **_local_models()}
+    return tuple(known[name] for name in difflib.get_close_matches(model, known, n=3))
+
+
+def _unknown_model(model: str, litellm: ModuleType) -> UnknownModelError:
+    prefix, slash, _ = model.partition("/")
+    if slash and prefix not in _provider_names(litellm):
+        reason = f"LiteLLM has no provider {prefix!r}"
     else:
         reason = "LiteLLM cannot tell which provider serves it"
-        known = {**_known_models(), **_local_models()}
-        suggestions = tuple(known[name] for name in difflib.get_close_matches(model, known, n=3))
+    suggestions = _suggestions(model, litellm)
     message = f"unknown model {model!r}{origin_note(model)}: {reason}"
     if suggestions:
         message += " (did you mean " + " or ".join(repr(s) for s in suggestions) + "?)"
@@ -291,4 +308,4 @@ def _known_models() -> dict[str, str]:
     return known
 
 
-__all__ = ["MODEL_SPELLING_HINT", "check_model", "routable"]
+__all__ = ["MODEL_SPELLING_HINT", "check_model", "model_suggestions", "routable"]

@@ -51,17 +51,28 @@ def test_an_unknown_local_name_is_a_usage_error(capsys: pytest.CaptureFixture[st
     assert "local/qwen2.5-coder-0.5b" in line
 
 
-@pytest.mark.parametrize("model", ["gpt-9-turbo", "openai/gpt-9-turbo"])
-def test_a_model_litellm_only_guesses_at_is_unknown(
-    capsys: pytest.CaptureFixture[str], model: str
+@pytest.mark.parametrize(
+    ("model", "close"),
+    [
+        ("gpt-9-turbo", "'openai/gpt-4-turbo'"),
+        ("openai/gpt-9-turbo", "'openai/gpt-4-turbo'"),
+        ("openai/gpt-4o-mnii", "'openai/gpt-4o-mini'"),
+        ("claude-haiku-4.5", "'anthropic/claude-haiku-4-5'"),
+    ],
+)
+def test_a_model_litellm_only_guesses_at_is_unknown_with_close_names(
+    capsys: pytest.CaptureFixture[str], model: str, close: str
 ) -> None:
     code, rows, err = info([model], capsys)
     assert (code, rows) == (2, {})
     assert "$0" not in err
-    assert err.splitlines() == [
+    [line] = err.splitlines()
+    assert line.startswith(
         f"praisonlike: error: unknown model {model!r}: LiteLLM's local model map has no entry "
-        "for it (use the provider/model form, e.g. openai/gpt-4o-mini)"
-    ]
+        "for it (did you mean "
+    )
+    assert close in line.partition("did you mean ")[2].partition("?")[0]
+    assert line.endswith("? use the provider/model form, e.g. openai/gpt-4o-mini)")
 
 
 def test_a_known_model_without_a_price_shows_the_price_as_unknown(
