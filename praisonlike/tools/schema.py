@@ -22,13 +22,15 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
-from pydantic_core import ErrorDetails
 
 from praisonlike.errors import ConfigurationError, ToolError
 from praisonlike.tools.arguments import argument_problems_error
 from praisonlike.tools.callables import unwrap_callable
 from praisonlike.tools.run_context import RunContext, is_run_context_annotation
 
+SCHEMA_ECHO_KEYS = frozenset({"properties", "required", "additionalProperties", "$defs"})
+"""Keys ``**kwargs`` never take: the keywords of the arguments' own schema, which a
+small model writes back as argument names instead of calling the tool."""
 _RUN_CONTEXT_TEXT = re.compile(r"^\s*(?:[\w.]+\.)?RunContext\b")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_VALUES = ("items", "additionalProperties", "not")
@@ -68,7 +70,8 @@ class ArgumentSchema:
         self._positional = positional
         self._var_positional = var_positional
         self._reserved = reserved
-        """Keys ``**kwargs`` must not take: bound by a partial, or the RunContext's."""
+        """Keys ``**kwargs`` must not take: bound by a partial, the RunContext's, and
+        :data:`SCHEMA_ECHO_KEYS`."""
         self.parameters = _clean_schema(model.model_json_schema())
 
     @property
@@ -107,13 +110,22 @@ class ArgumentSchema:
         if instance.model_extra:
             reserved = [key for key in instance.model_extra if key in self._reserved]
             if reserved:
-                unknown: list[ErrorDetails] = [
-                    {"type": "extra_forbidden", "loc": (key,), "msg": "", "input": None}
-                    for key in reserved
+                problems = [
+                    {"type": "reserved", "loc": (k,), "msg": self._refusal(k)} for k in reserved
                 ]
-                raise argument_problems_error(self.tool_name, unknown, self.names)
+                raise argument_problems_error(self.tool_name, problems, self.names)
             values.update(instance.model_extra)
         return values
+
+    def _refusal(self, key: str) -> str:
+        """Why ``**kwargs`` does not take ``key``, for the model to read."""
+        if key in SCHEMA_ECHO_KEYS:
+            named = ", ".join(self.names) or "none"
+            return (
+                "a keyword of this tool's schema, not an argument: send each argument under "
+                f"its own name (named ones: {named}; any other name is passed on as well)"
+            )
+        return "set by the application, not by the call: leave it out"
 
     def call(self, func: Any, arguments: Mapping[str, Any], context: RunContext[Any] | None) -> Any:
         """Call ``func`` with validated ``arguments``, injecting ``context`` if it asks for one.
@@ -245,7 +257,9 @@ def build_argument_schema(
         )
     try:
         model = create_model(tool_name, __base__=_base_model(tool_name, extras), **fields)
-        reserved = frozenset({*bound, *([context_parameter] if context_parameter else [])})
+        reserved = frozenset(
+            {*bound, *([context_parameter] if context_parameter else []), *SCHEMA_ECHO_KEYS}
+        )
         return ArgumentSchema(
             tool_name, model, parameters, context_parameter, positional, var_positional, reserved
         )

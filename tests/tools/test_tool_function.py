@@ -222,8 +222,24 @@ def test_var_kwargs_never_take_a_partial_s_bound_keyword_or_the_context() -> Non
         "d:q:[('api_key', 'secret'), ('lang', 'en')]"
     )
     for key in ("api_key", "ctx"):
-        with pytest.raises(ToolArgumentError, match=f"- {key}: unknown argument"):
+        with pytest.raises(ToolArgumentError, match=f"- {key}: set by the application"):
             t.validate({"query": "q", key: "from the model"})
+
+
+def test_var_kwargs_never_take_the_keywords_of_the_tools_own_schema() -> None:
+    """Qwen2.5-Coder-0.5B called tag_photo(photo=..., required="photo",
+    additionalProperties="Nice and season=summer"): its schema, written back."""
+
+    def tag_photo(photo: str, **labels: str) -> str:
+        return f"{photo}:{sorted(labels.items())}"
+
+    t = FunctionTool(tag_photo)
+    for key in ("required", "additionalProperties", "properties", "$defs"):
+        with pytest.raises(ToolArgumentError) as refused:
+            t.validate({"photo": "beach.jpg", key: "x"})
+        assert f"- {key}: a keyword of this tool's schema, not an argument" in str(refused.value)
+        assert "(named ones: photo; any other name is passed on as well)" in str(refused.value)
+    assert t.call(t.validate({"photo": "p", "type": "portrait"})) == "p:[('type', 'portrait')]"
 
 
 def test_extra_keys_are_refused_without_var_kwargs():
