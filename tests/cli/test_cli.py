@@ -418,13 +418,16 @@ def test_models_info_of_a_known_model(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_models_info_of_an_unknown_model(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run_main(["models", "info", "nowhere/no-such-model-xyz"], capsys)
+    code, out, err = run_main(["models", "info", "qqqqqq/zzqx-9"], capsys)
     assert code == 2
     assert out == ""
     assert error_lines(err) == [
-        "praisonlike: error: unknown model 'nowhere/no-such-model-xyz': LiteLLM's local model "
+        "praisonlike: error: unknown model 'qqqqqq/zzqx-9': LiteLLM's local model "
         "map has no entry for it (use the provider/model form, e.g. openai/gpt-4o-mini)"
     ]
+    code, out, err = run_main(["models", "info", "gpt-4o-mnii"], capsys)
+    assert code == 2
+    assert "(did you mean 'openai/gpt-4o-mini'" in err
 
 
 def write_skill(folder: Path, name: str, front_matter: str) -> Path:
