@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from praisonlike.agent.default_model import default_model
 from praisonlike.models.config import LLMConfig
+from praisonlike.models.in_process import InProcessModel
 from praisonlike.models.preflight import check_named_model
 from praisonlike.models.providers import is_local_model, related_config
 
@@ -50,16 +51,29 @@ def named_llm(
     An :class:`LLMConfig` is used as it is; a string is configured by
     :func:`praisonlike.models.providers.related_config` (the agent's settings only
     on the agent's provider), or from the environment when ``configured`` is None.
-    Raises UnknownModelError, naming ``named_as``, for a string LiteLLM cannot
-    route to a provider (nor the agent's endpoint serves): before the turn's
-    first request, not when the model is first needed.
+    Raises UnknownModelError, naming ``named_as``, for a model LiteLLM cannot
+    route to a provider and no ``api_base`` or ``custom_llm_provider`` serves:
+    before the turn's first request, not when the model is first needed.
     """
     if isinstance(entry, LLMConfig):
-        return resolve_llm(entry)
-    config = LLMConfig(model=entry) if configured is None else related_config(configured, entry)
-    if not (config.api_base or is_local_model(entry) or "custom_llm_provider" in config.extra):
-        check_named_model(entry, named_as)
+        config = entry
+    elif configured is None:
+        config = LLMConfig(model=entry)
+    else:
+        config = related_config(configured, entry)
+    if _routed_by_name(config):
+        check_named_model(config.model, named_as)
     return resolve_llm(config)
+
+
+def _routed_by_name(config: LLMConfig) -> bool:
+    """Whether only the model's name tells LiteLLM where to send it."""
+    return not (
+        isinstance(config, InProcessModel)
+        or config.api_base
+        or is_local_model(config.model)
+        or "custom_llm_provider" in config.extra
+    )
 
 
 def fallback_entries(

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from praisonlike import Agent, ExecutionConfig
+from praisonlike import Agent, ExecutionConfig, LLMConfig
 from praisonlike.context.window import ContextWindowUnknownWarning
 from praisonlike.errors import (
     AuthenticationError,
@@ -243,6 +243,11 @@ def test_an_unroutable_fallback_fails_the_turn_before_any_request(
         llm=server.llm_config(),
         fallback_models=["openai/other-model", "gpt-4o-mnii"],
     )
+    configured = Agent(
+        instructions="You answer.",
+        llm=server.llm_config(),
+        fallback_models=[LLMConfig(model="claude-3-5-sonet", api_key="sk-ant-x")],
+    )
     server.default = Text("never sent")
 
     with pytest.raises(UnknownModelError) as raised:
@@ -254,8 +259,12 @@ def test_an_unroutable_fallback_fails_the_turn_before_any_request(
     assert str(raised.value).startswith("fallback_models: unknown model 'gpt-4o-mnii'")
     assert "openai/gpt-4o-mini" in raised.value.suggestions
     assert raised.value.model == "gpt-4o-mnii"
+    with pytest.raises(
+        UnknownModelError, match="fallback_models: unknown model 'claude-3-5-sonet'"
+    ):
+        configured.chat("hello")
     assert server.request_count == 0
-    assert agent.chat_history == []
+    assert agent.chat_history == [] and configured.chat_history == []
 
 
 def test_a_primary_without_its_key_falls_back_without_a_request(server: LocalLLMServer) -> None:
