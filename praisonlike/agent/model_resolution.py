@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from praisonlike.agent.default_model import default_model
 from praisonlike.models.config import LLMConfig
 from praisonlike.models.in_process import InProcessModel
-from praisonlike.models.preflight import check_named_model
+from praisonlike.models.preflight import check_routing
 from praisonlike.models.providers import is_local_model, related_config
 
 
@@ -61,19 +61,10 @@ def named_llm(
         config = LLMConfig(model=entry)
     else:
         config = related_config(configured, entry)
-    if _routed_by_name(config):
-        check_named_model(config.model, named_as)
-    return resolve_llm(config)
-
-
-def _routed_by_name(config: LLMConfig) -> bool:
-    """Whether only the model's name tells LiteLLM where to send it."""
-    return not (
-        isinstance(config, InProcessModel)
-        or config.api_base
-        or is_local_model(config.model)
-        or "custom_llm_provider" in config.extra
-    )
+    resolved = resolve_llm(config)
+    if not isinstance(resolved, InProcessModel):
+        check_routing(resolved, named_as)
+    return resolved
 
 
 def fallback_entries(

@@ -81,14 +81,15 @@ def _show(store: SQLiteStore, output: Output, session_id: str) -> ExitCode:
 
 
 def _delete(store: SQLiteStore, output: Output, session_ids: list[str]) -> ExitCode:
-    unknown = [i for i in dict.fromkeys(session_ids) if store.get_conversation(i) is None]
+    session_ids = list(dict.fromkeys(session_ids))
+    unknown = [i for i in session_ids if store.get_conversation(i) is None]
     if unknown:
         names = ", ".join(repr(i) for i in unknown)
         raise CommandFailed(
             f"no session {names} in {store.path}: nothing deleted "
             "(`praisonlike sessions list` shows the stored ones)"
         )
-    for session_id in dict.fromkeys(session_ids):
+    for session_id in session_ids:
         store.delete_conversation(session_id)
         output.info(f"deleted session {session_id!r}")
     return ExitCode.OK

@@ -268,7 +268,9 @@ class ContextManager:
             if oversize
             else (original, 0)
         )
-        work_tokens = counter.count_messages(work) if oversize else REPLY_PRIMING + message_tokens
+        work_tokens = (
+            counter.count_messages(work) if oversize else REPLY_PRIMING + message_tokens
+        )
         if forced:
             route = Route.COMPACT_THEN_TRUNCATE if oversize else Route.COMPACT
         else:
@@ -318,7 +320,9 @@ class ContextManager:
         previous = self._summaries.lookup(conversation)
         if previous is not None:
             reused = with_summary(conversation.messages(previous.turns), previous.text)
-            tokens = job.work_tokens - previous.tokens + summary_pair_tokens(previous.text, counter)
+            tokens = (
+                job.work_tokens - previous.tokens + summary_pair_tokens(previous.text, counter)
+            )
             if tokens + job.tools_tokens <= job.reuse_budget:
                 reuse_job = dataclasses.replace(job, budget=job.reuse_budget)
                 return finalise(self.counter, reuse_job, reused, "summarise", tokens=tokens)

@@ -61,7 +61,9 @@ def answered_call_id(message: Message) -> str | None:
 def is_text_part(part: Any) -> bool:
     """True for a ``{"type": "text", "text": str}`` content part."""
     return (
-        isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+        isinstance(part, dict)
+        and part.get("type") == "text"
+        and isinstance(part.get("text"), str)
     )
 
 

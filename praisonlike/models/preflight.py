@@ -103,8 +103,7 @@ def check_model(llm: LLMConfig) -> None:
         if not has_key:
             _check_endpoint_key(llm.model, str(llm.api_base))
         return
-    custom = llm.extra.get("custom_llm_provider")
-    custom_provider = custom if isinstance(custom, str) and custom else None
+    custom_provider = _custom_provider(llm)
     known = provider_without_litellm(llm.model) if custom_provider is None else None
     if known is not None:
         if not exempt:
@@ -117,21 +116,33 @@ def check_model(llm: LLMConfig) -> None:
     _check_environment(llm.model, routed, provider)
 
 
-def check_named_model(model: str, named_as: str) -> None:
+def check_routing(llm: LLMConfig, named_as: str) -> None:
     """Raise :class:`UnknownModelError` now, naming ``named_as`` (``"fallback_models"``),
-    when ``model``, named next to the agent's own and sent with no ``api_base`` or
-    ``custom_llm_provider``, cannot be routed: its pre-flight would refuse it only
-    when it is first called (for a fallback, during the primary's outage).
+    when LiteLLM cannot route ``llm`` by its name: the routing part of
+    :func:`check_model`, for a model named next to the agent's own, whose
+    pre-flight would otherwise refuse it only when it is first called (for a
+    fallback, during the primary's outage). A model with an ``api_base`` or a
+    ``custom_llm_provider`` is left to its endpoint; the key is not checked.
 
-    Checks the routing only, not the key. May import LiteLLM, as the model's
-    resolution already does; remembered per model, like the pre-flight.
+    May import LiteLLM, as the model's resolution already does; remembered per
+    model, like the pre-flight.
     """
+    if llm.api_base or _custom_provider(llm) is not None:
+        return
     try:
-        _provider(model, None, None)
+        _provider(llm.model, None, None)
     except UnknownModelError as exc:
         raise UnknownModelError(
-            f"{named_as}: {exc.args[0]}", model=model, suggestions=exc.suggestions, hint=exc.hint
+            f"{named_as}: {exc.args[0]}",
+            model=llm.model,
+            suggestions=exc.suggestions,
+            hint=exc.hint,
         ) from None
+
+
+def _custom_provider(llm: LLMConfig) -> str | None:
+    custom = llm.extra.get("custom_llm_provider")
+    return custom if isinstance(custom, str) and custom else None
 
 
 def routable(model: str) -> bool:
@@ -308,4 +319,10 @@ def _known_models() -> dict[str, str]:
     return known
 
 
-__all__ = ["MODEL_SPELLING_HINT", "check_model", "model_suggestions", "routable"]
+__all__ = [
+    "MODEL_SPELLING_HINT",
+    "check_model",
+    "check_routing",
+    "model_suggestions",
+    "routable",
+]

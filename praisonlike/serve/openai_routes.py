@@ -72,12 +72,13 @@ def answer_schema(response_format: dict[str, Any] | None) -> dict[str, Any] | No
     turn's ``output_json``): ``json_schema`` gives its ``schema``, ``json_object`` any
     object, ``text`` (or none) a text answer. ApiError (400) for another type or a
     schema that is not a valid JSON schema."""
-    kind = (response_format or {}).get("type", "text")
+    requested = response_format or {}
+    kind = requested.get("type", "text")
     if kind == "text":
         return None
     if kind == "json_object":
         return {"type": "object"}
-    spec = (response_format or {}).get("json_schema")
+    spec = requested.get("json_schema")
     if (
         kind != "json_schema"
         or not isinstance(spec, dict)
