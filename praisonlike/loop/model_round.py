@@ -56,6 +56,11 @@ class ModelRounds(ContextRounds):
             llm = model if isinstance(model, LLMConfig) else self._llm
             if isinstance(model, str):
                 llm = dataclasses.replace(llm, model=model)
+            # the turn's model is checked before its request is built (see _send)
+            refused = None if model is not None else self._preflight(llm, turn_model=True)
+            if refused is not None:
+                emergency = (yield from self._recover(refused, state, iteration)) or emergency
+                continue
             if request is None:
                 yield from self._steer()
                 self._check_stop()
@@ -92,15 +97,18 @@ class ModelRounds(ContextRounds):
                 and tools_enabled
                 and request is None
             )
-            outcome = yield CallModel(
-                llm=llm,
-                messages=send,
-                tools=native or None,
-                stream=spec.stream and request is None,
-                iteration=iteration,
-                timeout=self._call_timeout(),
-                params=params,
-                hold_back_calls=self._offered if react_stream else None,
+            outcome = yield from self._send(
+                CallModel(
+                    llm=llm,
+                    messages=send,
+                    tools=native or None,
+                    stream=spec.stream and request is None,
+                    iteration=iteration,
+                    timeout=self._call_timeout(),
+                    params=params,
+                    hold_back_calls=self._offered if react_stream else None,
+                ),
+                turn_model=model is None,
             )
             if isinstance(outcome, ModelReply):
                 yield from self._answered(outcome, iteration, purpose)

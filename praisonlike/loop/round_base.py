@@ -23,10 +23,11 @@ from praisonlike.errors import BudgetExceededError, RunCancelled
 from praisonlike.events import BudgetWarning, LLMResponse
 from praisonlike.hooks import NO_CHANGES, HookContext, HookPoint, HookResult
 from praisonlike.loop.accounting import BudgetVerdict
-from praisonlike.loop.commands import ModelReply
+from praisonlike.loop.commands import CallModel, ModelFailed, ModelReply
 from praisonlike.loop.stop import stop_error
 from praisonlike.loop.turn_spec import TurnSpec
 from praisonlike.models.config import LLMConfig
+from praisonlike.models.preflight import check_call
 from praisonlike.react.grammar import TurnGrammar
 from praisonlike.result import TerminationReason, ToolMode
 
@@ -65,6 +66,8 @@ class RoundBase:
         self.spec = spec
         self._owner = run.owner
         self._model_index = 0
+        self._checked_models: set[int] = set()
+        """The models (indexes into ``spec.models``) whose pre-flight passed this turn."""
         self._retries = 0
         self._fallbacks: list[str] = []
         self._emits = spec.emit_events
@@ -83,6 +86,34 @@ class RoundBase:
     @property
     def _llm(self) -> LLMConfig:
         return self.spec.models[self._model_index]
+
+    def _preflight(self, llm: LLMConfig, *, turn_model: bool) -> ModelFailed | None:
+        """The pre-flight check (:func:`~praisonlike.models.preflight.check_call`) of a
+        request to ``llm``: None when it may be sent, else the failure to recover from
+        (a fallback, or the typed error). A model of the turn (``turn_model``: the one
+        at ``spec.models[_model_index]``) is checked at its first call of the turn,
+        any other model at each call."""
+        if turn_model and self._model_index in self._checked_models:
+            return None
+        try:
+            check_call(llm)
+        except Exception as exc:  # classified like a failed call
+            return ModelFailed(exc)
+        if turn_model:
+            self._checked_models.add(self._model_index)
+        return None
+
+    def _send(
+        self, command: CallModel, *, turn_model: bool
+    ) -> Generator[Any, Any, ModelReply | ModelFailed]:
+        """Yield ``command`` to the driver once its model passes the pre-flight (see
+        :meth:`_preflight`); its outcome. Every model call of the step machine goes
+        through here: nothing refused is ever sent."""
+        refused = self._preflight(command.llm, turn_model=turn_model)
+        if refused is not None:
+            return refused
+        outcome: ModelReply | ModelFailed = yield command
+        return outcome
 
     def _hook(self, event: HookPoint, **fields: Any) -> Generator[Any, Any, HookResult]:
         """Run the hooks of ``event``; they see a copy of ``messages``, never the history.

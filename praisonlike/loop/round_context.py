@@ -92,13 +92,16 @@ class ContextRounds(RoundBase):
         summary = self.spec.context.summary_model
         if summary:
             llm = summary if isinstance(summary, LLMConfig) else related_config(llm, summary)
-        outcome = yield CallModel(
-            llm=llm,
-            messages=request,
-            tools=None,
-            stream=False,
-            iteration=iteration,
-            timeout=self._call_timeout(),
+        outcome = yield from self._send(
+            CallModel(
+                llm=llm,
+                messages=request,
+                tools=None,
+                stream=False,
+                iteration=iteration,
+                timeout=self._call_timeout(),
+            ),
+            turn_model=False,
         )
         if isinstance(outcome, ModelReply) and outcome.content.strip():
             yield from self._answered(outcome, iteration, "summary")

@@ -15,35 +15,16 @@ from praisonlike.errors import MalformedResponseError
 from praisonlike.loop.commands import CallModel, ModelReply, ToolCall
 from praisonlike.models.capabilities import model_features
 from praisonlike.models.config import LLMConfig
-from praisonlike.models.network_guard import check_model_request
-from praisonlike.models.preflight import check_model
 from praisonlike.models.pricing import usage_from_response
 from praisonlike.models.prompt_cache import marks_breakpoints, with_breakpoints
 from praisonlike.models.usage import Usage
 
 
-def checked_call(llm: LLMConfig) -> None:
-    """Raise before anything is sent when a request for ``llm`` cannot work or is not allowed.
-
-    The pre-flight check (:func:`~praisonlike.models.preflight.check_model`) and
-    the network guard; both transports run it. For an explicit ``api_base`` the
-    guard comes first (a refused endpoint is the answer whatever the key), for a
-    provider's own endpoint the pre-flight does (a missing key says more).
-    """
-    if llm.api_base:
-        check_model_request(llm.model, llm.api_base)
-        check_model(llm)
-    else:
-        check_model(llm)
-        check_model_request(llm.model, llm.api_base)
-
-
 def completion_kwargs(command: CallModel) -> dict[str, Any]:
     """LiteLLM keyword arguments for ``command``.
 
-    Checks first that the model can be routed and has its key
-    (:func:`~praisonlike.models.preflight.check_model`), then the network guard;
-    either raises before anything is sent. ``max_retries=0`` turns off the OpenAI
+    The request is not checked here: the tool loop runs the pre-flight
+    (:func:`~praisonlike.models.preflight.check_call`) first. ``max_retries=0`` turns off the OpenAI
     client's own retries: the loop owns retrying, so a 429 is never retried twice
     over. ``drop_params=True`` (unless the call sets it) lets LiteLLM drop a
     parameter the model does not support, for this call only; it is left out of
@@ -53,7 +34,6 @@ def completion_kwargs(command: CallModel) -> dict[str, Any]:
     (:mod:`praisonlike.models.prompt_cache`).
     """
     llm = command.llm
-    checked_call(llm)
     kwargs: dict[str, Any] = llm.call_params()
     kwargs.update(command.params)
     kwargs["model"] = llm.model

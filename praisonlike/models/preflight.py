@@ -1,7 +1,10 @@
 """The check a model configuration passes before its first request.
 
-:func:`check_model` runs before every model request (it is part of building the
-request) and raises at once, before anything is sent, when the request cannot work:
+:func:`check_call` (:func:`check_model` and the network guard) runs in the tool
+loop before a turn's first request to each model, before anything else of the
+request is built (the context window's look-up among it, which may import
+LiteLLM), and raises at once, before anything is sent, when the request cannot
+work:
 
 * :class:`~praisonlike.errors.UnknownModelError` when LiteLLM cannot tell which
   provider serves the model (``gpt-9-turbo``, ``nosuchprovider/foo``, a bare
@@ -39,9 +42,9 @@ The rules, so a caller can predict the verdict:
   them (``gpt-4o-mini``, ``claude-haiku-4-5``). Anything else (an unknown
   name, another provider, a ``custom_llm_provider``) is asked of LiteLLM.
 * LiteLLM's provider for a model is remembered per (model, api_base, custom
-  provider); a refusal is not. The environment is read again at each call that
-  needs the key check (only calls with neither ``api_key`` nor ``api_base``), so
-  setting or removing a variable takes effect on the next call.
+  provider); a refusal is not. The environment is read again at each check
+  that needs it (only models with neither ``api_key`` nor ``api_base``), so
+  setting or removing a variable takes effect on the next turn.
 """
 
 from __future__ import annotations
@@ -57,9 +60,10 @@ from typing import Any
 
 from praisonlike.errors import MissingCredentialsError, UnknownModelError
 from praisonlike.models.config import LLMConfig
+from praisonlike.models.in_process import InProcessModel
 from praisonlike.models.litellm_backend import load_litellm
 from praisonlike.models.model_variables import origin_note
-from praisonlike.models.network_guard import endpoint_label
+from praisonlike.models.network_guard import check_model_request, endpoint_label
 from praisonlike.models.providers import (
     KEY_VARIABLES,
     OPENAI_PROVIDER,
@@ -86,6 +90,26 @@ _ALSO_READ: dict[str, tuple[str, ...]] = {
     "VERCEL_AI_GATEWAY_API_KEY": ("VERCEL_OIDC_TOKEN",),
 }
 _CREDENTIAL_PARAM = re.compile(r"(?:key|token|credentials?|secret|password)$", re.IGNORECASE)
+
+
+def check_call(llm: LLMConfig) -> None:
+    """Raise before anything is sent when a request for ``llm`` cannot work or is not allowed.
+
+    :func:`check_model` and the network guard
+    (:func:`~praisonlike.models.network_guard.check_model_request`), whichever
+    transport sends the request; an in-process model needs neither. For an
+    explicit ``api_base`` the guard comes first (a refused endpoint is the answer
+    whatever the key), for a provider's own endpoint the pre-flight does (a
+    missing key says more).
+    """
+    if isinstance(llm, InProcessModel):
+        return
+    if llm.api_base:
+        check_model_request(llm.model, llm.api_base)
+        check_model(llm)
+    else:
+        check_model(llm)
+        check_model_request(llm.model, llm.api_base)
 
 
 def check_model(llm: LLMConfig) -> None:
@@ -321,6 +345,7 @@ def _known_models() -> dict[str, str]:
 
 __all__ = [
     "MODEL_SPELLING_HINT",
+    "check_call",
     "check_model",
     "check_routing",
     "model_suggestions",

@@ -28,9 +28,10 @@ leaves the process), whatever ``transport`` or the environment ask for.
 
 All transports give the rest of the SDK the same thing: the response object
 read by :mod:`praisonlike.models.codec`, and exceptions classified by
-:mod:`praisonlike.models.error_classification`. The pre-flight check and the network guard run
-before either sends anything. LiteLLM is imported only by a call (or a
-warm-up) that goes through it.
+:mod:`praisonlike.models.error_classification`. The pre-flight check and the network
+guard (:func:`~praisonlike.models.preflight.check_call`) are the tool loop's: they
+run before a request is built, so neither transport sends anything they refuse.
+LiteLLM is imported only by a call (or a warm-up) that goes through it.
 """
 
 from __future__ import annotations
@@ -94,28 +95,24 @@ def warm_up_for(config: LLMConfig | None) -> None:
 
 def send(command: CallModel) -> Any:
     """Send ``command`` on its transport and block: the response, or its chunks."""
-    from praisonlike.models.codec import checked_call, completion_kwargs
+    from praisonlike.models.codec import completion_kwargs
 
     if isinstance(command.llm, InProcessModel):
         return command.llm.respond(command)
     if transport_for(command.llm, command.params) == "openai":
-        checked_call(command.llm)
         return openai_wire.complete(command)
-    kwargs = completion_kwargs(command)  # the pre-flight check, before importing LiteLLM
-    return litellm_backend.load_litellm().completion(**kwargs)
+    return litellm_backend.load_litellm().completion(**completion_kwargs(command))
 
 
 async def asend(command: CallModel) -> Any:
     """Send ``command`` on its transport: the response, or an async iterator of its chunks."""
-    from praisonlike.models.codec import checked_call, completion_kwargs
+    from praisonlike.models.codec import completion_kwargs
 
     if isinstance(command.llm, InProcessModel):
         return await command.llm.arespond(command)
     if transport_for(command.llm, command.params) == "openai":
-        checked_call(command.llm)
         return await openai_wire.acomplete(command)
-    kwargs = completion_kwargs(command)  # the pre-flight check, before importing LiteLLM
-    return await litellm_backend.load_litellm().acompletion(**kwargs)
+    return await litellm_backend.load_litellm().acompletion(**completion_kwargs(command))
 
 
 def close(response: Any) -> None:

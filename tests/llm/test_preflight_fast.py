@@ -1,6 +1,8 @@
 """The pre-flight check decides a missing key of a well-known model without
 importing LiteLLM: ``praisonlike chat`` on ``gpt-4o-mini`` without
-``OPENAI_API_KEY`` fails at once, naming the variable."""
+``OPENAI_API_KEY`` fails at once, naming the variable. A turn runs the check
+before anything else of its first request (the context window's look-up of a
+model missing from the map would import LiteLLM)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,17 @@ from praisonlike.models.config import LLMConfig
 from praisonlike.models.preflight import check_model
 try:
     check_model(LLMConfig(model={model!r}))
+except MissingCredentialsError as error:
+    print(" ".join(error.missing_variables), "litellm", "litellm" in sys.modules)
+"""
+
+TURN = """
+import sys, warnings
+from praisonlike import Agent
+from praisonlike.errors import MissingCredentialsError
+warnings.simplefilter("error")
+try:
+    Agent(instructions="Answer.", llm={model!r}).chat("hi")
 except MissingCredentialsError as error:
     print(" ".join(error.missing_variables), "litellm", "litellm" in sys.modules)
 """
@@ -69,6 +82,29 @@ def test_a_known_providers_missing_key_is_named_without_importing_litellm(
 ) -> None:
     done = subprocess.run(
         [sys.executable, "-c", CHECK.format(model=model)],
+        capture_output=True,
+        text=True,
+        env=_env(str(tmp_path)),
+        timeout=120,
+    )
+    assert done.stdout.strip() == f"{named} litellm False", done.stderr
+
+
+@pytest.mark.parametrize(
+    ("model", "named"),
+    [
+        ("anthropic/claude-hiaku-4-5", "ANTHROPIC_API_KEY"),
+        ("groq/some-new-model", "GROQ_API_KEY"),
+        ("mistral/mistral-lage-latest", "MISTRAL_API_KEY"),
+    ],
+)
+def test_a_turn_on_an_unmapped_model_of_a_known_provider_fails_without_importing_litellm(
+    model: str, named: str, tmp_path: object
+) -> None:
+    """No LiteLLM import and no warning of an unknown context window: the turn stops
+    at the pre-flight, before its request is built."""
+    done = subprocess.run(
+        [sys.executable, "-c", TURN.format(model=model)],
         capture_output=True,
         text=True,
         env=_env(str(tmp_path)),
