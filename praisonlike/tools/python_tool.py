@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import functools
 import inspect
+import io
+import itertools
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, overload
 
 from praisonlike.tools.arguments import ToolArgumentError, parse_arguments
@@ -24,6 +26,9 @@ if TYPE_CHECKING:
     from praisonlike.tools.schema import ArgumentSchema
 
 __all__ = ["AnyTool", "FunctionTool", "ToolArgumentError", "as_tool", "function_tool", "tool"]
+
+MAX_ITEMS_READ = 10_000
+"""Items a tool's returned iterator (a generator, ``map``, ``filter``, ...) is read to."""
 
 
 class FunctionTool:
@@ -126,12 +131,20 @@ class FunctionTool:
 
         ``context`` is passed to the ``RunContext`` parameter if the function
         declares one. For an async function the coroutine is returned unawaited.
-        Exceptions of the function propagate unchanged.
+        A lazy iterator the function returns (a generator object, ``map``,
+        ``filter``, ``zip``; not a file) is read here, in the tool's own thread
+        and time limit, into a list of at most :data:`MAX_ITEMS_READ` items (a
+        last item then says where reading stopped), so the model sees the items
+        rather than ``<generator object ...>``. Exceptions of the function,
+        and those raised while its iterator is read, propagate unchanged.
 
         Raises:
             ToolError: the function needs a ``RunContext`` and ``context`` is ``None``.
         """
-        return self._arguments.call(self.func, arguments, context)
+        result = self._arguments.call(self.func, arguments, context)
+        if isinstance(result, Iterator) and not isinstance(result, io.IOBase):
+            return _read_items(result)
+        return result
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
@@ -150,6 +163,13 @@ class FunctionTool:
 
     def __repr__(self) -> str:
         return f"FunctionTool(name={self.name!r})"
+
+
+def _read_items(items: Iterator[Any]) -> list[Any]:
+    read = list(itertools.islice(items, MAX_ITEMS_READ + 1))
+    if len(read) > MAX_ITEMS_READ:
+        read[MAX_ITEMS_READ:] = [f"(stopped reading the tool's items after {MAX_ITEMS_READ})"]
+    return read
 
 
 AnyTool = FunctionTool | RawTool
