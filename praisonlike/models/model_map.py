@@ -64,6 +64,13 @@ def _bundled_map() -> Mapping[str, Any]:
     return _bundled
 
 
+def bundled() -> Mapping[str, Any]:
+    """The map LiteLLM ships, as a read-only mapping (each entry decoded when read;
+    empty when LiteLLM is not installed). Models registered in this process are
+    not in it."""
+    return _bundled_map()
+
+
 def entry(model: str) -> Mapping[str, Any] | None:
     """The map's entry for ``model`` by its exact name, or ``None``: an entry given
     to :func:`register` first, then LiteLLM's live map once it is imported (models
@@ -105,6 +112,7 @@ def is_openai_own_model(model: str) -> bool:
 
 __all__ = [
     "MAP_FILE",
+    "bundled",
     "bundled_map_path",
     "bundled_provider",
     "entry",

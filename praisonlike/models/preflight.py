@@ -39,8 +39,10 @@ The rules, so a caller can predict the verdict:
   for the providers of :data:`~praisonlike.models.providers.KEY_VARIABLES`
   (``anthropic/...``, ``gemini/...``, ``groq/...``, ...), and OpenAI's and
   Anthropic's models named without a prefix as LiteLLM's bundled model map lists
-  them (``gpt-4o-mini``, ``claude-haiku-4-5``). Anything else (an unknown
-  name, another provider, a ``custom_llm_provider``) is asked of LiteLLM.
+  them (``gpt-4o-mini``, ``claude-haiku-4-5``) or its routing rules route them
+  (``claude-sonnet-9``); and a bare name LiteLLM surely cannot route
+  (``gpt-4o-mnii``, see :mod:`praisonlike.models.bare_names`) is refused.
+  Anything else (another provider, a ``custom_llm_provider``) is asked of LiteLLM.
 * LiteLLM's provider for a model is remembered per (model, api_base, custom
   provider); a refusal is not. The environment is read again at each check
   that needs it (only models with neither ``api_key`` nor ``api_base``), so
@@ -59,6 +61,7 @@ from types import ModuleType
 from typing import Any
 
 from praisonlike.errors import MissingCredentialsError, UnknownModelError
+from praisonlike.models.bare_names import bundled_chat_models, chat_models, surely_unroutable
 from praisonlike.models.config import LLMConfig
 from praisonlike.models.in_process import InProcessModel
 from praisonlike.models.litellm_backend import load_litellm
@@ -216,6 +219,8 @@ def _provider(model: str, api_base: str | None, custom_provider: str | None) -> 
     """
     if custom_provider in (None, OPENAI_PROVIDER) and is_openai_prefixed(model):
         return OPENAI_PROVIDER
+    if custom_provider is None and api_base is None and surely_unroutable(model):
+        raise _unknown_model(model, None)
     litellm = load_litellm()
     try:
         _, provider, _, _ = litellm.get_llm_provider(
@@ -278,24 +283,29 @@ def model_suggestions(model: str) -> tuple[str, ...]:
     return _suggestions(model, load_litellm())
 
 
-def _suggestions(model: str, litellm: ModuleType) -> tuple[str, ...]:
-    providers = _provider_names(litellm)
+def _suggestions(model: str, litellm: ModuleType | None) -> tuple[str, ...]:
+    """:func:`model_suggestions`; for a bare name, from the bundled map when
+    ``litellm`` is None (not imported)."""
     prefix, slash, rest = model.partition("/")
+    if not slash:
+        known = {**(_known_models() if litellm else bundled_chat_models()), **_local_models()}
+        return tuple(known[name] for name in difflib.get_close_matches(model, known, n=3))
+    assert litellm is not None, "a provider's name is told by LiteLLM"
+    providers = _provider_names(litellm)
     if slash and prefix not in providers:
         if rest in _local_models() or rest.endswith(".gguf"):
             providers = [*providers, _LOCAL]  # local/<name> is praisonlike's, not LiteLLM's
         return tuple(f"{name}/{rest}" for name in difflib.get_close_matches(prefix, providers, n=3))
-    if slash:  # a provider's model: its close names of that provider
-        own = {full.partition("/")[2]: full for full in _known_models().values()}
-        own = {bare: full for bare, full in own.items() if full.startswith(f"{prefix}/")}
-        return tuple(own[name] for name in difflib.get_close_matches(rest, own, n=3))
-    known = {**_known_models(), **_local_models()}
-    return tuple(known[name] for name in difflib.get_close_matches(model, known, n=3))
+    own = {full.partition("/")[2]: full for full in _known_models().values()}
+    own = {bare: full for bare, full in own.items() if full.startswith(f"{prefix}/")}
+    return tuple(own[name] for name in difflib.get_close_matches(rest, own, n=3))
 
 
-def _unknown_model(model: str, litellm: ModuleType) -> UnknownModelError:
+def _unknown_model(model: str, litellm: ModuleType | None) -> UnknownModelError:
+    """The error for ``model``, which LiteLLM refused (or, for a bare name and
+    ``litellm`` None, surely would: see :mod:`praisonlike.models.bare_names`)."""
     prefix, slash, _ = model.partition("/")
-    if slash and prefix not in _provider_names(litellm):
+    if slash and litellm is not None and prefix not in _provider_names(litellm):
         reason = f"LiteLLM has no provider {prefix!r}"
     else:
         reason = "LiteLLM cannot tell which provider serves it"
@@ -329,18 +339,8 @@ def _provider_names(litellm: ModuleType) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def _known_models() -> dict[str, str]:
-    """Chat models in LiteLLM's map: the name without its provider, and the model
-    string that routes to it (provider/model). A name the map lists without a
-    prefix (the provider's own name for it) wins over resellers of the same name."""
-    known: dict[str, str] = {}
-    for name, info in load_litellm().model_cost.items():
-        provider = info.get("litellm_provider") if isinstance(info, dict) else None
-        if not isinstance(provider, str) or info.get("mode") != "chat" or ":" in name:
-            continue
-        bare = name.removeprefix(f"{provider}/")
-        if "/" not in name or bare not in known:
-            known[bare] = f"{provider}/{bare}"
-    return known
+    """Chat models in LiteLLM's map (:func:`~praisonlike.models.bare_names.chat_models`)."""
+    return chat_models(load_litellm().model_cost)
 
 
 __all__ = [

@@ -61,20 +61,24 @@ def provider_without_litellm(model: str) -> str | None:
     LiteLLM; ``None`` otherwise (ask LiteLLM).
 
     Known: a ``<provider>/<name>`` of :data:`KEY_VARIABLES`, and a name without
-    a provider prefix (nor a ``:``) that LiteLLM's bundled model map lists for one of
-    :data:`BARE_NAME_PROVIDERS` (``gpt-4o-mini``: ``openai``). Never consulted once
-    LiteLLM is imported (an
-    application may have registered models or changed its map).
+    a provider prefix (nor a ``:``) of one of :data:`BARE_NAME_PROVIDERS` that
+    LiteLLM's bundled model map lists (``gpt-4o-mini``: ``openai``) or that its
+    routing rules give that provider (``claude-sonnet-9``: ``anthropic``, see
+    :func:`~praisonlike.models.bare_names.provider_by_rule`). Never consulted
+    once LiteLLM is imported (an application may have registered models or
+    changed its map).
     """
-    from praisonlike.models import litellm_backend, model_map
+    from praisonlike.models import bare_names, litellm_backend, model_map
 
     if litellm_backend.is_loaded() or "litellm" in sys.modules:
         return None
     prefix, slash, rest = model.partition("/")
     if slash:
         return prefix if prefix in KEY_VARIABLES and rest else None
-    provider = model_map.bundled_provider(model)
-    return provider if provider in BARE_NAME_PROVIDERS and ":" not in model else None
+    if ":" in model:
+        return None
+    provider = model_map.bundled_provider(model) or bare_names.provider_by_rule(model)
+    return provider if provider in BARE_NAME_PROVIDERS else None
 
 
 def is_local_model(model: str) -> bool:

@@ -1,0 +1,139 @@
+"""Bare model names (no ``provider/``) LiteLLM surely cannot route, told without importing it.
+
+LiteLLM routes a bare name (``gpt-4o-mini``, ``claude-haiku-4-5``) by looking it
+up in lists built from its model map at import, then by a few name patterns
+and the map's routing rules (``fallback_generalizations``). The map is the file
+bundled in its wheel (praisonlike asks LiteLLM for it with
+``LITELLM_LOCAL_MODEL_COST_MAP=True``), so a misspelt bare name can be refused
+from that file in well under a second instead of after LiteLLM's multi-second
+import. :func:`surely_unroutable` answers True only when every way LiteLLM has
+could not route the name; anything else (and everything once LiteLLM is
+imported, when an application may have registered models) is left to LiteLLM.
+A test holds this to the installed LiteLLM's own verdicts.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from praisonlike.models import litellm_backend, model_map
+
+_ROUTED_PREFIXES = ("gpt-image", "amazon_nova")
+"""Bare names LiteLLM routes by their start whatever follows."""
+_ROUTED_NAMES = frozenset(
+    {"*", "maritalk", "embed-english-v2.0", "embed-english-light-v2.0", "embed-multilingual-v2.0"}
+)
+"""Bare names LiteLLM routes though its map has no entry of that name (its own
+lists hold them); the test of this module finds any the installed LiteLLM adds."""
+
+
+def surely_unroutable(model: str) -> bool:
+    """True when LiteLLM, not yet imported, would refuse the bare name ``model`` sent
+    with no ``api_base`` and no custom provider ("LLM Provider NOT provided").
+
+    False whenever unsure: a name with ``/`` or ``:``, one the map lists (under
+    any provider, in any case), a fine-tune (``ft:``), a name a routing rule
+    matches, LiteLLM already imported, or an environment that changes LiteLLM's
+    map or routing (``USE_LITELLM_PROXY``, a remote model map).
+    """
+    return _unlisted(model) and not any(
+        pattern.search(model) for pattern, _ in _rules(strict=False)
+    )
+
+
+def provider_by_rule(model: str) -> str | None:
+    """The provider LiteLLM, not yet imported, routes the bare name ``model`` to by
+    the map's routing rules (``claude-sonnet-9`` -> ``anthropic``): the first rule
+    that matches a name no list of LiteLLM's holds. None when unsure, as for
+    :func:`surely_unroutable`."""
+    if not _unlisted(model):
+        return None
+    return next(
+        (provider for pattern, provider in _rules(strict=True) if pattern.search(model)), None
+    )
+
+
+def _unlisted(model: str) -> bool:
+    """Whether LiteLLM, not yet imported, surely finds the bare name ``model`` in none
+    of its lists of names, and routes it by its rules only (or not at all)."""
+    if litellm_backend.is_loaded() or "litellm" in sys.modules:
+        return False
+    if "/" in model or ":" in model or not model.strip():
+        return False
+    if not _local_map_in_use() or os.environ.get("USE_LITELLM_PROXY", "").strip():
+        return False
+    folded = model.lower()
+    if folded in _ROUTED_NAMES or folded.startswith(_ROUTED_PREFIXES):
+        return False
+    return model_map.entry(model) is None and folded not in _mapped_names()
+
+
+def bundled_chat_models() -> dict[str, str]:
+    """Chat models in the bundled map: the name without its provider, and the model
+    string that routes to it (``provider/model``); a name the map lists without a
+    prefix (the provider's own name for it) wins over resellers of the same name.
+    Decodes every entry (a few tenths of a second, once): for error messages."""
+    return _bundled_chat_models()
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled_chat_models() -> dict[str, str]:
+    return chat_models(model_map.bundled())
+
+
+def chat_models(models: Mapping[str, Any]) -> dict[str, str]:
+    """:func:`bundled_chat_models` of a model map (``litellm.model_cost``, or the file)."""
+    known: dict[str, str] = {}
+    for name in models:
+        info = models[name]
+        provider = info.get("litellm_provider") if isinstance(info, Mapping) else None
+        if not isinstance(provider, str) or info.get("mode") != "chat" or ":" in name:
+            continue
+        bare = name.removeprefix(f"{provider}/")
+        if "/" not in name or bare not in known:
+            known[bare] = f"{provider}/{bare}"
+    return known
+
+
+def _local_map_in_use() -> bool:
+    """LiteLLM reads the bundled map (not a downloaded one) when it is imported."""
+    value = os.environ.get("LITELLM_LOCAL_MODEL_COST_MAP")
+    return value is None or value.strip().lower() == "true"
+
+
+@functools.lru_cache(maxsize=1)
+def _mapped_names() -> frozenset[str]:
+    """Every name the bundled map lists, lower-cased, with and without its prefixes."""
+    return frozenset(key.rsplit("/", 1)[-1].lower() for key in model_map.bundled()) | frozenset(
+        key.lower() for key in model_map.bundled()
+    )
+
+
+@functools.lru_cache(maxsize=2)
+def _rules(*, strict: bool) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The map's routing rules in order, as (pattern, provider): those whose
+    ``model_info`` is a provider alone (as LiteLLM reads them) when ``strict``,
+    any rule naming a provider otherwise."""
+    block = model_map.bundled().get("fallback_generalizations")
+    rules = block.get("rules") if isinstance(block, Mapping) else None
+    found: list[tuple[re.Pattern[str], str]] = []
+    for rule in rules if isinstance(rules, list) else ():
+        info = rule.get("model_info") if isinstance(rule, Mapping) else None
+        if not isinstance(info, Mapping) or info.get("litellm_provider") is None:
+            continue
+        provider = info["litellm_provider"]
+        if strict and (not isinstance(provider, str) or len(info) > 1):
+            continue
+        try:
+            found.append((re.compile(str(rule.get("pattern")), re.IGNORECASE), str(provider)))
+        except re.error:
+            continue
+    return tuple(found)
+
+
+__all__ = ["bundled_chat_models", "chat_models", "provider_by_rule", "surely_unroutable"]
