@@ -279,8 +279,9 @@ def model_suggestions(model: str) -> tuple[str, ...]:
     LiteLLM has no such provider (``opnai/gpt-4o`` -> ``openai/gpt-4o``), that
     provider's chat models in LiteLLM's map when it has (``openai/gpt-4o-mnii`` ->
     ``openai/gpt-4o-mini``), else all its chat models and the bundled local models
-    (``gpt-4o-mnii`` -> ``openai/gpt-4o-mini``). Imports LiteLLM."""
-    return _suggestions(model, load_litellm())
+    (``gpt-4o-mnii`` -> ``openai/gpt-4o-mini``). Imports LiteLLM, except for a bare
+    name LiteLLM surely cannot route (then from its bundled map)."""
+    return _suggestions(model, None if surely_unroutable(model) else load_litellm())
 
 
 def _suggestions(model: str, litellm: ModuleType | None) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from praisonlike.errors import ConfigurationError
 from praisonlike.models import model_map
+from praisonlike.models.bare_names import surely_unroutable
 from praisonlike.models.in_process import is_in_process_label
 from praisonlike.models.litellm_backend import load_litellm
 from praisonlike.models.providers import is_openai_prefixed
@@ -200,6 +201,8 @@ def _price_from_litellm(model: str) -> ModelPrice | None:
     info = model_map.entry(model)  # a name the map lists as it is: no LiteLLM import
     if info is not None:
         return _price_of(info)
+    if surely_unroutable(model):  # in the map under no name: LiteLLM has no price either
+        return None
     litellm = load_litellm()
     try:
         info = litellm.get_model_info(model)

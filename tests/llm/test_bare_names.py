@@ -139,3 +139,23 @@ def test_a_turn_on_a_misspelt_or_new_bare_name_is_decided_without_litellm(
         timeout=120,
     )
     assert done.stdout.strip() == expected, done.stderr
+
+
+MODELS_INFO = """
+import sys
+from praisonlike.cli import main
+code = main(["models", "info", "gpt-4o-mnii"])
+print("exit", code, "litellm", "litellm" in sys.modules)
+"""
+
+
+def test_models_info_of_a_misspelt_bare_name_answers_without_litellm(tmp_path: object) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", MODELS_INFO],
+        capture_output=True,
+        text=True,
+        env=_env(str(tmp_path)),
+        timeout=120,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "exit 2 litellm False", done.stderr
+    assert "did you mean 'openai/gpt-4o-mini'" in done.stderr
