@@ -1,18 +1,15 @@
-"""A misspelt bare model name (``gpt-4o-mnii``) is refused from LiteLLM's bundled map,
-without its multi-second import, and a new name its routing rules give a provider
-(``claude-sonnet-9``) is checked for that provider's key the same way; held to the
-installed LiteLLM's own verdicts."""
+"""The verdicts on bare model names told from LiteLLM's bundled map without importing
+it (``praisonlike.models.bare_names``) agree with the installed LiteLLM's own. What
+a turn does with them is tested in ``test_preflight_fast.py``."""
 
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
+from pathlib import Path
 from typing import Any
 
-import pytest
+from fresh_process import fresh_python
 
 from praisonlike.models.litellm_backend import load_litellm
 
@@ -22,18 +19,6 @@ from praisonlike.models.bare_names import provider_by_rule, surely_unroutable
 names = json.loads(sys.stdin.read())
 print(json.dumps({n: [surely_unroutable(n), provider_by_rule(n)] for n in names}))
 print("litellm", "litellm" in sys.modules)
-"""
-
-TURN = """
-import sys
-from praisonlike import Agent
-from praisonlike.errors import MissingCredentialsError, UnknownModelError
-try:
-    Agent(instructions="Answer.", llm={model!r}).chat("hi")
-except UnknownModelError as error:
-    print("unknown", error.suggestions[0], "litellm", "litellm" in sys.modules)
-except MissingCredentialsError as error:
-    print("key", *error.missing_variables, "litellm", "litellm" in sys.modules)
 """
 
 FIXED = [
@@ -54,12 +39,6 @@ FIXED = [
     "GPT-4O-MINI",
     "llama2",
 ]
-
-
-def _env(tmp: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_AUTH_TOKEN"))}
-    env.update(HOME=tmp, PRAISONLIKE_NO_WARMUP="1")
-    return env
 
 
 def _litellm_provider(litellm: Any, model: str) -> str | None:
@@ -91,17 +70,10 @@ def _corpus(litellm: Any) -> list[str]:
     return sorted({*listed, *typos, *FIXED})
 
 
-def test_the_verdicts_without_litellm_agree_with_litellm(tmp_path: object) -> None:
+def test_the_verdicts_without_litellm_agree_with_litellm(tmp_path: Path) -> None:
     litellm = load_litellm()
     names = _corpus(litellm)
-    done = subprocess.run(
-        [sys.executable, "-c", VERDICTS],
-        input=json.dumps(names),
-        capture_output=True,
-        text=True,
-        env=_env(str(tmp_path)),
-        timeout=120,
-    )
+    done = fresh_python(VERDICTS, tmp_path, stdin=json.dumps(names))
     lines = done.stdout.strip().splitlines()
     assert lines[-1] == "litellm False", done.stderr
     verdicts = json.loads(lines[0])
@@ -118,44 +90,3 @@ def test_the_verdicts_without_litellm_agree_with_litellm(tmp_path: object) -> No
     assert not misrouted, f"routed elsewhere by LiteLLM: {misrouted}"
     assert len(refused) > 100 and "gpt-4o-mnii" in refused
     assert ruled.get("claude-sonnet-9") == "anthropic"
-
-
-@pytest.mark.parametrize(
-    ("model", "expected"),
-    [
-        ("gpt-4o-mnii", "unknown openai/gpt-4o-mini litellm False"),
-        ("gpt-9-turbo", "unknown openai/gpt-4-turbo litellm False"),
-        ("claude-sonnet-9", "key ANTHROPIC_API_KEY litellm False"),
-    ],
-)
-def test_a_turn_on_a_misspelt_or_new_bare_name_is_decided_without_litellm(
-    model: str, expected: str, tmp_path: object
-) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", TURN.format(model=model)],
-        capture_output=True,
-        text=True,
-        env=_env(str(tmp_path)),
-        timeout=120,
-    )
-    assert done.stdout.strip() == expected, done.stderr
-
-
-MODELS_INFO = """
-import sys
-from praisonlike.cli import main
-code = main(["models", "info", "gpt-4o-mnii"])
-print("exit", code, "litellm", "litellm" in sys.modules)
-"""
-
-
-def test_models_info_of_a_misspelt_bare_name_answers_without_litellm(tmp_path: object) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", MODELS_INFO],
-        capture_output=True,
-        text=True,
-        env=_env(str(tmp_path)),
-        timeout=120,
-    )
-    assert done.stdout.strip().splitlines()[-1] == "exit 2 litellm False", done.stderr
-    assert "did you mean 'openai/gpt-4o-mini'" in done.stderr

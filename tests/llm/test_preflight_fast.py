@@ -6,11 +6,10 @@ model missing from the map would import LiteLLM)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from pathlib import Path
 
 import pytest
+from fresh_process import fresh_python
 
 CLI = """
 import sys
@@ -33,36 +32,28 @@ except MissingCredentialsError as error:
 TURN = """
 import sys, warnings
 from praisonlike import Agent
-from praisonlike.errors import MissingCredentialsError
+from praisonlike.errors import MissingCredentialsError, UnknownModelError
 warnings.simplefilter("error")
 try:
     Agent(instructions="Answer.", llm={model!r}).chat("hi")
+except UnknownModelError as error:
+    print("unknown", error.suggestions[0], "litellm", "litellm" in sys.modules)
 except MissingCredentialsError as error:
-    print(" ".join(error.missing_variables), "litellm", "litellm" in sys.modules)
+    print("key", *error.missing_variables, "litellm", "litellm" in sys.modules)
+"""
+
+MODELS_INFO = """
+import sys
+from praisonlike.cli import main
+code = main(["models", "info", "gpt-4o-mnii"])
+print("exit", code, "litellm", "litellm" in sys.modules)
 """
 
 
-def _env(tmp: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.endswith(("_API_KEY", "_AUTH_TOKEN")) and k != "PRAISONLIKE_TRANSPORT"
-    }
-    env.update(HOME=tmp, PRAISONLIKE_NO_WARMUP="1")
-    return env
-
-
 def test_a_cli_chat_without_the_openai_key_fails_without_importing_litellm(
-    tmp_path: object,
+    tmp_path: Path,
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", CLI],
-        capture_output=True,
-        text=True,
-        env=_env(str(tmp_path)),
-        timeout=120,
-        cwd=str(tmp_path),
-    )
+    done = fresh_python(CLI, tmp_path)
     assert done.stdout.strip().splitlines()[-1] == "exit 2 litellm False", done.stderr
     assert "praisonlike: error: MissingCredentialsError" in done.stderr
     assert "OPENAI_API_KEY" in done.stderr
@@ -78,36 +69,35 @@ def test_a_cli_chat_without_the_openai_key_fails_without_importing_litellm(
     ],
 )
 def test_a_known_providers_missing_key_is_named_without_importing_litellm(
-    model: str, named: str, tmp_path: object
+    model: str, named: str, tmp_path: Path
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", CHECK.format(model=model)],
-        capture_output=True,
-        text=True,
-        env=_env(str(tmp_path)),
-        timeout=120,
-    )
+    done = fresh_python(CHECK.format(model=model), tmp_path)
     assert done.stdout.strip() == f"{named} litellm False", done.stderr
 
 
 @pytest.mark.parametrize(
-    ("model", "named"),
+    ("model", "expected"),
     [
-        ("anthropic/claude-hiaku-4-5", "ANTHROPIC_API_KEY"),
-        ("groq/some-new-model", "GROQ_API_KEY"),
-        ("mistral/mistral-lage-latest", "MISTRAL_API_KEY"),
+        ("anthropic/claude-hiaku-4-5", "key ANTHROPIC_API_KEY"),
+        ("groq/some-new-model", "key GROQ_API_KEY"),
+        ("mistral/mistral-lage-latest", "key MISTRAL_API_KEY"),
+        ("claude-sonnet-9", "key ANTHROPIC_API_KEY"),
+        ("gpt-4o-mnii", "unknown openai/gpt-4o-mini"),
+        ("gpt-9-turbo", "unknown openai/gpt-4-turbo"),
     ],
 )
-def test_a_turn_on_an_unmapped_model_of_a_known_provider_fails_without_importing_litellm(
-    model: str, named: str, tmp_path: object
+def test_a_turn_on_an_unmapped_or_misspelt_model_fails_without_importing_litellm(
+    model: str, expected: str, tmp_path: Path
 ) -> None:
     """No LiteLLM import and no warning of an unknown context window: the turn stops
-    at the pre-flight, before its request is built."""
-    done = subprocess.run(
-        [sys.executable, "-c", TURN.format(model=model)],
-        capture_output=True,
-        text=True,
-        env=_env(str(tmp_path)),
-        timeout=120,
-    )
-    assert done.stdout.strip() == f"{named} litellm False", done.stderr
+    at the pre-flight, before its request is built. A bare name is told from
+    LiteLLM's bundled map (``praisonlike.models.bare_names``): refused when LiteLLM
+    surely cannot route it, its key checked when a routing rule names the provider."""
+    done = fresh_python(TURN.format(model=model), tmp_path)
+    assert done.stdout.strip() == f"{expected} litellm False", done.stderr
+
+
+def test_models_info_of_a_misspelt_bare_name_answers_without_litellm(tmp_path: Path) -> None:
+    done = fresh_python(MODELS_INFO, tmp_path)
+    assert done.stdout.strip().splitlines()[-1] == "exit 2 litellm False", done.stderr
+    assert "did you mean 'openai/gpt-4o-mini'" in done.stderr
