@@ -96,8 +96,17 @@ def chat_models(models: Mapping[str, Any]) -> dict[str, str]:
             continue
         bare = name.removeprefix(f"{provider}/")
         if "/" not in name or bare not in known:
-            known[bare] = f"{provider}/{bare}"
+            known[bare] = f"{_routed_as(provider)}/{bare}"
     return known
+
+
+def _routed_as(provider: str) -> str:
+    """The prefix that routes to a map provider: ``vertex_ai`` for the map's
+    ``vertex_ai-language-models``, ``vertex_ai-anthropic_models``, ...;
+    ``bedrock/converse`` for ``bedrock_converse``."""
+    if provider.startswith("vertex_ai-"):
+        return "vertex_ai"
+    return "bedrock/converse" if provider == "bedrock_converse" else provider
 
 
 def _local_map_in_use() -> bool:

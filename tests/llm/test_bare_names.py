@@ -12,6 +12,7 @@ from typing import Any
 from fresh_process import fresh_python
 
 from praisonlike.models.litellm_backend import load_litellm
+from praisonlike.models.preflight import model_suggestions
 
 VERDICTS = """
 import json, sys
@@ -90,3 +91,32 @@ def test_the_verdicts_without_litellm_agree_with_litellm(tmp_path: Path) -> None
     assert not misrouted, f"routed elsewhere by LiteLLM: {misrouted}"
     assert len(refused) > 100 and "gpt-4o-mnii" in refused
     assert ruled.get("claude-sonnet-9") == "anthropic"
+
+
+def test_every_suggestion_for_a_misspelt_name_is_a_model_string_litellm_routes() -> None:
+    """The map's own provider labels (``vertex_ai-language-models``) are not routing
+    prefixes: a suggestion is spelt the way a user can paste it."""
+    litellm = load_litellm()
+    chat = sorted(
+        name
+        for name, info in litellm.model_cost.items()
+        if isinstance(info, dict) and info.get("mode") == "chat" and "/" not in name
+    )
+    suggested = {
+        suggestion
+        for name in random.Random(3).sample(chat, min(200, len(chat)))
+        for suggestion in model_suggestions(name[:-1] + "q")
+        if not suggestion.startswith("local")
+    }
+    # judged by the prefix, as LiteLLM first does: get_llm_provider itself reaches out
+    # for some providers (github_copilot's device login)
+    from litellm.llms.openai_like.json_loader import JSONProviderRegistry
+
+    providers = {str(getattr(p, "value", p)) for p in litellm.provider_list}
+    unroutable = sorted(
+        s
+        for s in suggested
+        if s.split("/", 1)[0] not in providers and not JSONProviderRegistry.exists(s.split("/")[0])
+    )
+    assert len(suggested) > 100
+    assert not unroutable, unroutable[:20]
