@@ -11,7 +11,7 @@ import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from praisonlike._runtime.config_checks import is_int, is_number
 from praisonlike.errors import ConfigurationError, ConfigurationTypeError
@@ -184,6 +184,8 @@ def _llm_problems(config: LLMConfig) -> list[str]:
             "api_base must be an http:// or https:// URL with a host, such as "
             f"http://127.0.0.1:8080/v1, got {config.api_base!r}"
         )
+    elif config.api_base is not None and isinstance(config.model, str):
+        problems.extend(_endpoint_as_base(config.model, config.api_base))
     if config.temperature is not None and not (
         is_number(config.temperature) and config.temperature >= 0
     ):
@@ -201,6 +203,26 @@ def _llm_problems(config: LLMConfig) -> list[str]:
     if not isinstance(config.prompt_cache, bool):
         problems.append(f"prompt_cache must be True or False, got {config.prompt_cache!r}")
     return problems
+
+
+_ENDPOINT_PATHS = ("/chat/completions", "/completions")
+
+
+def _endpoint_as_base(model: str, api_base: str) -> list[str]:
+    """An ``openai/...`` model's ``api_base`` that already ends with the endpoint's
+    path: the client adds ``/chat/completions`` to it, so every request would 404."""
+    if not model.startswith("openai/"):
+        return []
+    parts = urlsplit(api_base)
+    path = parts.path.rstrip("/")
+    endpoint = next((end for end in _ENDPOINT_PATHS if path.endswith(end)), None)
+    if endpoint is None:
+        return []
+    root = urlunsplit(parts._replace(path=path[: -len(endpoint)]))
+    return [
+        f"api_base is the API's root, to which the client adds /chat/completions: "
+        f"{root!r}, not {api_base!r}"
+    ]
 
 
 def _is_http_url(text: str) -> bool:

@@ -48,6 +48,11 @@ def test_chat_names_what_to_fix_in_one_line_without_retrying(
     [
         (["--model", "openai/x", "--api-base", "notaurl", "--api-key", "none"], "api_base must"),
         (["--model", "openai/x", "--api-base", "localhost:8080/v1"], "api_base must"),
+        (
+            ["--model", "openai/x", "--api-base", "http://127.0.0.1:9/v1/chat/completions"],
+            "api_base is the API's root, to which the client adds /chat/completions: "
+            "'http://127.0.0.1:9/v1', not 'http://127.0.0.1:9/v1/chat/completions'",
+        ),
         (["--model", "local", "--session", ""], "session_id"),
         (["--model", "local", "--session", "  "], "session_id"),
     ],
@@ -76,3 +81,31 @@ def test_the_python_api_refuses_the_same_at_construction() -> None:
     with pytest.raises(ConfigurationError, match="session_id"):
         Agent(instructions="x", llm="local", session_id="")
     assert Agent(instructions="x", llm="local", session_id="a b").spec.session_id == "a b"
+
+
+def test_an_endpoint_url_given_as_api_base_names_the_root_to_give() -> None:
+    """The client adds /chat/completions to api_base: a pasted endpoint URL made every
+    request 404 as a ModelNotFoundError. Other providers' api_base is left to them."""
+    from praisonlike import Agent
+    from praisonlike.errors import ConfigurationError
+
+    endpoint = "http://127.0.0.1:9/v1/chat/completions/"
+    with pytest.raises(ConfigurationError, match=r"'http://127\.0\.0\.1:9/v1', not"):
+        Agent(instructions="x", llm={"model": "openai/x", "api_base": endpoint, "api_key": "k"})
+    with pytest.raises(ConfigurationError, match=r"'https://h/api\?v=1', not"):
+        Agent(
+            instructions="x", llm={"model": "openai/x", "api_base": "https://h/api/completions?v=1"}
+        )
+    for llm in (
+        {"model": "openai/x", "api_base": "http://127.0.0.1:9/v1", "api_key": "k"},
+        {
+            "model": "openai/x",
+            "api_base": "http://127.0.0.1:9/completions-proxy/v1",
+            "api_key": "k",
+        },
+        {
+            "model": "azure/gpt-4o",
+            "api_base": "https://r.openai.azure.com/openai/deployments/d/chat/completions",
+        },
+    ):
+        Agent(instructions="x", llm=llm)
