@@ -32,12 +32,17 @@ _ROUTED_NAMES = frozenset(
 lists hold them); the test of this module finds any the installed LiteLLM adds."""
 
 
+_UNROUTED_PROVIDERS = frozenset({"anyscale"})
+"""Providers the map still lists that LiteLLM no longer routes (never suggested); the
+tests find any other suggestion LiteLLM would not route."""
+
+
 def surely_unroutable(model: str) -> bool:
     """True when LiteLLM, not yet imported, would refuse the bare name ``model`` sent
     with no ``api_base`` and no custom provider ("LLM Provider NOT provided").
 
     False whenever unsure: a name with ``/`` or ``:``, one the map lists (under
-    any provider, in any case), a fine-tune (``ft:``), a name a routing rule
+    any provider), a fine-tune (``ft:``), a name a routing rule
     matches, LiteLLM already imported, or an environment that changes LiteLLM's
     map or routing (``USE_LITELLM_PROXY``, a remote model map).
     """
@@ -70,7 +75,7 @@ def _unlisted(model: str) -> bool:
     folded = model.lower()
     if folded in _ROUTED_NAMES or folded.startswith(_ROUTED_PREFIXES):
         return False
-    return model_map.entry(model) is None and folded not in _mapped_names()
+    return model_map.entry(model) is None and model not in _mapped_names()
 
 
 def bundled_chat_models() -> dict[str, str]:
@@ -93,6 +98,8 @@ def chat_models(models: Mapping[str, Any]) -> dict[str, str]:
         info = models[name]
         provider = info.get("litellm_provider") if isinstance(info, Mapping) else None
         if not isinstance(provider, str) or info.get("mode") != "chat" or ":" in name:
+            continue
+        if provider in _UNROUTED_PROVIDERS:
             continue
         bare = name.removeprefix(f"{provider}/")
         if "/" not in name or bare not in known:
@@ -117,10 +124,10 @@ def _local_map_in_use() -> bool:
 
 @functools.lru_cache(maxsize=1)
 def _mapped_names() -> frozenset[str]:
-    """Every name the bundled map lists, lower-cased, with and without its prefixes."""
-    return frozenset(key.rsplit("/", 1)[-1].lower() for key in model_map.bundled()) | frozenset(
-        key.lower() for key in model_map.bundled()
-    )
+    """Every name the bundled map lists, with and without its prefixes (LiteLLM looks
+    a bare name up in its lists as it is spelt: ``GPT-4o-mini`` is not routed)."""
+    keys = list(model_map.bundled())
+    return frozenset(keys) | frozenset(key.rsplit("/", 1)[-1] for key in keys)
 
 
 @functools.lru_cache(maxsize=2)

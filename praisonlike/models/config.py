@@ -177,6 +177,11 @@ def _llm_problems(config: LLMConfig) -> list[str]:
     problems: list[str] = []
     if not isinstance(config.model, str) or not config.model:
         problems.append("model must be a non-empty LiteLLM model string")
+    elif _empty_part(config.model):
+        problems.append(
+            f"model {config.model!r} has an empty provider or name: spell it provider/model, "
+            "e.g. openai/gpt-4o-mini"
+        )
     if config.api_base is not None and not isinstance(config.api_base, str):
         problems.append(f"api_base must be a str or None, got {config.api_base!r}")
     elif config.api_base is not None and not _is_http_url(config.api_base):
@@ -203,6 +208,13 @@ def _llm_problems(config: LLMConfig) -> list[str]:
     if not isinstance(config.prompt_cache, bool):
         problems.append(f"prompt_cache must be True or False, got {config.prompt_cache!r}")
     return problems
+
+
+def _empty_part(model: str) -> bool:
+    """``openai/`` or ``/gpt-4o``: a provider prefix without a name, or the reverse
+    (``local/`` is the local models' own, with its own message)."""
+    prefix, slash, rest = model.partition("/")
+    return bool(slash) and prefix != "local" and not (prefix.strip() and rest.strip())
 
 
 _ENDPOINT_PATHS = ("/chat/completions", "/completions")

@@ -56,7 +56,7 @@ import functools
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import ModuleType
 from typing import Any
 
@@ -219,7 +219,9 @@ def _provider(model: str, api_base: str | None, custom_provider: str | None) -> 
     """
     if custom_provider in (None, OPENAI_PROVIDER) and is_openai_prefixed(model):
         return OPENAI_PROVIDER
-    if custom_provider is None and api_base is None and surely_unroutable(model):
+    if custom_provider is None and (
+        _provider_miscased(model) or (api_base is None and surely_unroutable(model))
+    ):
         raise _unknown_model(model, None)
     litellm = load_litellm()
     try:
@@ -284,29 +286,44 @@ def model_suggestions(model: str) -> tuple[str, ...]:
     return _suggestions(model, None if surely_unroutable(model) else load_litellm())
 
 
+def _provider_miscased(model: str) -> bool:
+    """``OpenAI/gpt-4o``: the prefix of a provider LiteLLM knows, in other letter case
+    (LiteLLM matches providers case-sensitively, and refuses it)."""
+    prefix, slash, rest = model.partition("/")
+    return bool(slash and rest) and prefix != prefix.lower() and prefix.lower() in KEY_VARIABLES
+
+
 def _suggestions(model: str, litellm: ModuleType | None) -> tuple[str, ...]:
-    """:func:`model_suggestions`; for a bare name, from the bundled map when
-    ``litellm`` is None (not imported)."""
+    """:func:`model_suggestions`; from what is known without LiteLLM when ``litellm``
+    is None (not imported): the bundled map for a bare name, the providers of
+    :data:`~praisonlike.models.providers.KEY_VARIABLES` for a prefix."""
     prefix, slash, rest = model.partition("/")
     if not slash:
         known = {**(_known_models() if litellm else bundled_chat_models()), **_local_models()}
-        return tuple(known[name] for name in difflib.get_close_matches(model, known, n=3))
-    assert litellm is not None, "a provider's name is told by LiteLLM"
-    providers = _provider_names(litellm)
-    if slash and prefix not in providers:
+        return tuple(known[name] for name in _close(model, known))
+    providers = _provider_names(litellm) if litellm is not None else list(KEY_VARIABLES)
+    if prefix not in providers:
         if rest in _local_models() or rest.endswith(".gguf"):
             providers = [*providers, _LOCAL]  # local/<name> is praisonlike's, not LiteLLM's
-        return tuple(f"{name}/{rest}" for name in difflib.get_close_matches(prefix, providers, n=3))
+        return tuple(f"{name}/{rest}" for name in _close(prefix, providers))
     own = {full.partition("/")[2]: full for full in _known_models().values()}
     own = {bare: full for bare, full in own.items() if full.startswith(f"{prefix}/")}
-    return tuple(own[name] for name in difflib.get_close_matches(rest, own, n=3))
+    return tuple(own[name] for name in _close(rest, own))
+
+
+def _close(word: str, candidates: Iterable[str]) -> list[str]:
+    """Up to three of ``candidates`` close to ``word``, letter case aside."""
+    folded: dict[str, str] = {}
+    for candidate in candidates:
+        folded.setdefault(candidate.lower(), candidate)
+    return [folded[near] for near in difflib.get_close_matches(word.lower(), folded, n=3)]
 
 
 def _unknown_model(model: str, litellm: ModuleType | None) -> UnknownModelError:
     """The error for ``model``, which LiteLLM refused (or, for a bare name and
     ``litellm`` None, surely would: see :mod:`praisonlike.models.bare_names`)."""
     prefix, slash, _ = model.partition("/")
-    if slash and litellm is not None and prefix not in _provider_names(litellm):
+    if slash and (litellm is None or prefix not in _provider_names(litellm)):
         reason = f"LiteLLM has no provider {prefix!r}"
     else:
         reason = "LiteLLM cannot tell which provider serves it"

@@ -109,3 +109,14 @@ def test_an_endpoint_url_given_as_api_base_names_the_root_to_give() -> None:
         },
     ):
         Agent(instructions="x", llm=llm)
+
+
+@pytest.mark.parametrize("model", ["openai/", "/gpt-4o", " / "])
+def test_a_model_string_with_an_empty_provider_or_name_is_refused_at_construction(
+    model: str,
+) -> None:
+    from praisonlike import Agent
+    from praisonlike.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="has an empty provider or name"):
+        Agent(instructions="x", llm=model)

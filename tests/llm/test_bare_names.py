@@ -38,6 +38,8 @@ FIXED = [
     "anthropic.claude-v9",
     "us.anthropic.claude-new",
     "GPT-4O-MINI",
+    "Gpt-4o-mini",
+    "Claude-Haiku-4-5",
     "llama2",
 ]
 
@@ -120,3 +122,14 @@ def test_every_suggestion_for_a_misspelt_name_is_a_model_string_litellm_routes()
     )
     assert len(suggested) > 100
     assert not unroutable, unroutable[:20]
+
+
+def test_litellm_refuses_a_known_providers_prefix_in_other_letter_case() -> None:
+    """What the pre-flight refuses without LiteLLM (``OpenAI/gpt-4o``), LiteLLM refuses."""
+    from praisonlike.models.providers import KEY_VARIABLES
+
+    litellm = load_litellm()
+    for provider in KEY_VARIABLES:
+        for prefix in (provider.upper(), provider.title()):
+            if prefix != provider:
+                assert _litellm_provider(litellm, f"{prefix}/some-model") is None, prefix

@@ -84,6 +84,10 @@ def test_a_known_providers_missing_key_is_named_without_importing_litellm(
         ("claude-sonnet-9", "key ANTHROPIC_API_KEY"),
         ("gpt-4o-mnii", "unknown openai/gpt-4o-mini"),
         ("gpt-9-turbo", "unknown openai/gpt-4-turbo"),
+        ("Gpt-4o-mini", "unknown openai/gpt-4o-mini"),
+        ("LOCAL", "unknown local"),
+        ("OpenAI/gpt-4o-mini", "unknown openai/gpt-4o-mini"),
+        ("Anthropic/claude-haiku-4-5", "unknown anthropic/claude-haiku-4-5"),
     ],
 )
 def test_a_turn_on_an_unmapped_or_misspelt_model_fails_without_importing_litellm(
@@ -92,7 +96,8 @@ def test_a_turn_on_an_unmapped_or_misspelt_model_fails_without_importing_litellm
     """No LiteLLM import and no warning of an unknown context window: the turn stops
     at the pre-flight, before its request is built. A bare name is told from
     LiteLLM's bundled map (``praisonlike.models.bare_names``): refused when LiteLLM
-    surely cannot route it, its key checked when a routing rule names the provider."""
+    surely cannot route it, its key checked when a routing rule names the provider.
+    A known provider's prefix in other letter case is refused (LiteLLM refuses it)."""
     done = fresh_python(TURN.format(model=model), tmp_path)
     assert done.stdout.strip() == f"{expected} litellm False", done.stderr
 
