@@ -31,10 +31,12 @@ def import_target(spec: str, label: str, example: str) -> Any:
     module cannot be imported or the attribute is missing (naming close ones).
     """
     module_name, colon, attribute = spec.rpartition(":")
-    if not colon or not module_name or not attribute:
-        raise CommandFailed(f"{label}: expected {example}", exit_code=ExitCode.USAGE)
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
+    if not colon or not module_name or not attribute:
+        raise CommandFailed(
+            f"{label}: expected {example}{_what_it_defines(spec)}", exit_code=ExitCode.USAGE
+        )
     try:
         target: Any = _import(module_name)
     except Exception as exc:
@@ -53,6 +55,28 @@ def import_target(spec: str, label: str, example: str) -> Any:
             )
         target = getattr(target, part)
     return target
+
+
+def _what_it_defines(spec: str) -> str:
+    """For a module or file given without ``:NAME``, the names it defines to pick
+    from (``; tools.py defines add, search``); empty when it cannot be imported."""
+    module_name = spec.rstrip(":")
+    if not module_name or ":" in module_name:
+        return ""
+    if module_name.endswith(".py") and not Path(module_name).expanduser().is_file():
+        return f"; there is no file {module_name} (looked in {os.getcwd()})"
+    try:
+        module = _import(module_name)
+    except Exception:
+        return ""
+    names = [
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and getattr(value, "__module__", None) == module.__name__
+    ]
+    if not names:
+        return f"; {module_name} defines no function or class of its own"
+    return f"; {module_name} defines {', '.join(names[:10])}: e.g. {module_name}:{names[0]}"
 
 
 def _import(module: str) -> Any:
@@ -89,7 +113,9 @@ def load_tool(spec: str) -> Callable[..., Any]:
     Raises :class:`CommandFailed` (exit code 2) as :func:`import_target` does,
     and when the attribute is not callable.
     """
-    target = import_target(spec, f"--tool {spec!r}", "MODULE:FUNCTION, e.g. mytools:search")
+    target = import_target(
+        spec, f"--tool {spec!r}", "MODULE:FUNCTION or FILE.py:FUNCTION, e.g. mytools:search"
+    )
     if not callable(target):
         raise CommandFailed(
             f"--tool {spec!r}: {spec.partition(':')[2]!r} is not callable",

@@ -4,7 +4,10 @@ serve | local status/stop``; ``--debug`` is accepted before or after any of them
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+import sys
+from typing import NoReturn
 
 from praisonlike import __version__
 
@@ -57,9 +60,41 @@ def _debug_everywhere(parser: argparse.ArgumentParser) -> None:
             _debug_flag(sub, top_level=False)
 
 
+class CommandParser(argparse.ArgumentParser):
+    """argparse's parser, more helpful when the command line is wrong: no command prints
+    the whole help (the commands with what they do), and a misspelt option is
+    answered with the close one (``--mdoel`` -> ``did you mean --model?``)."""
+
+    def error(self, message: str) -> NoReturn:
+        if message.endswith("required: COMMAND"):
+            self.print_help(sys.stderr)
+            self.exit(2, f"{self.prog}: error: {message}\n")
+        prefix = "unrecognized arguments: "
+        if message.startswith(prefix):
+            message += _close_options(self, message[len(prefix) :].split())
+        super().error(message)
+
+
+def _close_options(parser: argparse.ArgumentParser, given: list[str]) -> str:
+    known = {
+        option
+        for _, sub in [((), parser), *subcommand_parsers(parser)]
+        for option in sub._option_string_actions
+        if option.startswith("--")
+    }
+    hints = [
+        f"{word.split('=', 1)[0]} -> {near[0]}"
+        for word in given
+        if word.startswith("--")
+        for near in [difflib.get_close_matches(word.split("=", 1)[0], sorted(known), n=1)]
+        if near
+    ]
+    return f" (did you mean: {', '.join(hints)}?)" if hints else ""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``praisonlike`` command."""
-    parser = argparse.ArgumentParser(
+    parser: argparse.ArgumentParser = CommandParser(
         prog="praisonlike",
         description="Chat with a praisonlike agent and inspect models, skills and sessions.",
     )

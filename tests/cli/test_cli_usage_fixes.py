@@ -253,3 +253,38 @@ def test_an_unrecognised_guard_value_is_a_configuration_error(
     assert f"{GUARD}={value!r}" in error
     assert "0/false/no/off" in error and "1/true/yes/on" in error
     assert server.request_count == 0
+
+
+def test_no_command_prints_the_commands_with_what_they_do(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args([])
+
+    err = capsys.readouterr().err
+    assert exited.value.code == 2
+    assert "run one turn, or an interactive session" in err  # chat's help line
+    assert "serve an agent over HTTP" in err
+    assert err.rstrip().endswith("error: the following arguments are required: COMMAND")
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["chat", "hi", "--mdoel", "local"], "(did you mean: --mdoel -> --model?)"),
+        (
+            ["chat", "hi", "--strem", "--instructons=x"],
+            "(did you mean: --strem -> --stream, --instructons -> --instructions?)",
+        ),
+        (["serve", "--prot", "0"], "--prot -> --port"),
+    ],
+)
+def test_a_misspelt_option_is_answered_with_the_close_one(
+    argv: list[str], hint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args(argv)
+
+    [error] = lines_with("praisonlike: error:", capsys.readouterr().err)
+    assert exited.value.code == 2
+    assert error.startswith("praisonlike: error: unrecognized arguments: ") and hint in error
