@@ -1,20 +1,24 @@
-"""Bare model names (no ``provider/``) LiteLLM surely cannot route, told without importing it.
+"""Model names LiteLLM surely cannot route, told without importing it.
 
-LiteLLM routes a bare name (``gpt-4o-mini``, ``claude-haiku-4-5``) by looking it
-up in lists built from its model map at import, then by a few name patterns
-and the map's routing rules (``fallback_generalizations``). The map is the file
-bundled in its wheel (praisonlike asks LiteLLM for it with
-``LITELLM_LOCAL_MODEL_COST_MAP=True``), so a misspelt bare name can be refused
-from that file in well under a second instead of after LiteLLM's multi-second
-import. :func:`surely_unroutable` answers True only when every way LiteLLM has
-could not route the name; anything else (and everything once LiteLLM is
-imported, when an application may have registered models) is left to LiteLLM.
-A test holds this to the installed LiteLLM's own verdicts.
+LiteLLM routes ``provider/name`` by its prefix, and a bare name (``gpt-4o-mini``,
+``claude-haiku-4-5``) by looking it up in lists built from its model map at
+import, then by a few name patterns and the map's routing rules
+(``fallback_generalizations``). The map is the file bundled in its wheel
+(praisonlike asks LiteLLM for it with ``LITELLM_LOCAL_MODEL_COST_MAP=True``) and
+its providers are listed in its installed files, so a misspelt bare name
+(``gpt-4o-mnii``) or provider (``opnai/gpt-4o``) can be refused from those
+files in well under a second instead of after LiteLLM's multi-second import.
+:func:`surely_unroutable` answers True only when every way LiteLLM has could
+not route the name; anything else (and everything once LiteLLM is imported,
+when an application may have registered models or providers) is left to
+LiteLLM. Tests hold this to the installed LiteLLM's own verdicts.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
+import json
 import os
 import re
 import sys
@@ -25,6 +29,9 @@ from praisonlike.models import litellm_backend, model_map
 
 _ROUTED_PREFIXES = ("gpt-image", "amazon_nova")
 """Bare names LiteLLM routes by their start whatever follows."""
+_ROUTED_PROVIDERS = frozenset({"azure", "local"})
+"""Prefixes routed apart from LiteLLM's provider list (Azure AI Studio's models, and
+praisonlike's own local models)."""
 _ROUTED_NAMES = frozenset(
     {"*", "maritalk", "embed-english-v2.0", "embed-english-light-v2.0", "embed-multilingual-v2.0"}
 )
@@ -38,11 +45,12 @@ tests find any other suggestion LiteLLM would not route."""
 
 
 def surely_unroutable(model: str) -> bool:
-    """True when LiteLLM, not yet imported, would refuse the bare name ``model`` sent
-    with no ``api_base`` and no custom provider ("LLM Provider NOT provided").
+    """True when LiteLLM, not yet imported, would refuse ``model`` sent with no
+    ``api_base`` and no custom provider ("LLM Provider NOT provided"): a bare name,
+    or a ``prefix/name`` whose prefix is none of LiteLLM's providers.
 
-    False whenever unsure: a name with ``/`` or ``:``, one the map lists (under
-    any provider), a fine-tune (``ft:``), a name a routing rule
+    False whenever unsure: a name with ``:``, one the map lists (under any
+    provider), a provider's prefix, a fine-tune (``ft:``), a name a routing rule
     matches, LiteLLM already imported, or an environment that changes LiteLLM's
     map or routing (``USE_LITELLM_PROXY``, a remote model map).
     """
@@ -51,12 +59,46 @@ def surely_unroutable(model: str) -> bool:
     )
 
 
+def litellm_providers() -> frozenset[str] | None:
+    """The provider prefixes LiteLLM routes (``litellm.provider_list`` and the
+    OpenAI-compatible providers of its ``providers.json``), read from its installed
+    files without importing it; None when they cannot be read (then nothing is
+    decided without LiteLLM)."""
+    return _litellm_providers()
+
+
+@functools.lru_cache(maxsize=1)
+def _litellm_providers() -> frozenset[str] | None:
+    folder = litellm_backend.litellm_folder()
+    if folder is None:
+        return None
+    try:
+        tree = ast.parse((folder / "types" / "utils.py").read_text(encoding="utf-8"))
+        listed = folder / "llms" / "openai_like" / "providers.json"
+        slugs = json.loads(listed.read_text(encoding="utf-8")) if listed.is_file() else {}
+    except (OSError, SyntaxError, ValueError):
+        return None
+    enum = next(
+        (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "LlmProviders"), None
+    )
+    if enum is None or not isinstance(slugs, dict):
+        return None
+    values = {
+        node.value.value
+        for node in enum.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    }
+    return frozenset(values) | frozenset(map(str, slugs)) if values else None
+
+
 def provider_by_rule(model: str) -> str | None:
     """The provider LiteLLM, not yet imported, routes the bare name ``model`` to by
     the map's routing rules (``claude-sonnet-9`` -> ``anthropic``): the first rule
     that matches a name no list of LiteLLM's holds. None when unsure, as for
     :func:`surely_unroutable`."""
-    if not _unlisted(model):
+    if "/" in model or not _unlisted(model):
         return None
     return next(
         (provider for pattern, provider in _rules(strict=True) if pattern.search(model)), None
@@ -64,11 +106,15 @@ def provider_by_rule(model: str) -> str | None:
 
 
 def _unlisted(model: str) -> bool:
-    """Whether LiteLLM, not yet imported, surely finds the bare name ``model`` in none
-    of its lists of names, and routes it by its rules only (or not at all)."""
+    """Whether LiteLLM, not yet imported, surely finds ``model`` (a bare name, or one
+    whose prefix is no provider of LiteLLM's) in none of its lists of names, and
+    routes it by its rules only (or not at all)."""
     if litellm_backend.is_loaded() or "litellm" in sys.modules:
         return False
-    if "/" in model or ":" in model or not model.strip():
+    if ":" in model or not model.strip():
+        return False
+    prefix, slash, _ = model.partition("/")
+    if slash and (prefix in _ROUTED_PROVIDERS or prefix in (litellm_providers() or {prefix})):
         return False
     if not _local_map_in_use() or os.environ.get("USE_LITELLM_PROXY", "").strip():
         return False
@@ -127,7 +173,8 @@ def _mapped_names() -> frozenset[str]:
     """Every name the bundled map lists, with and without its prefixes (LiteLLM looks
     a bare name up in its lists as it is spelt: ``GPT-4o-mini`` is not routed)."""
     keys = list(model_map.bundled())
-    return frozenset(keys) | frozenset(key.rsplit("/", 1)[-1] for key in keys)
+    tails = {key.split("/", 1)[1] for key in keys if "/" in key}
+    return frozenset(keys) | frozenset(tails) | frozenset(key.rsplit("/", 1)[-1] for key in keys)
 
 
 @functools.lru_cache(maxsize=2)
@@ -152,4 +199,10 @@ def _rules(*, strict: bool) -> tuple[tuple[re.Pattern[str], str], ...]:
     return tuple(found)
 
 
-__all__ = ["bundled_chat_models", "chat_models", "provider_by_rule", "surely_unroutable"]
+__all__ = [
+    "bundled_chat_models",
+    "chat_models",
+    "litellm_providers",
+    "provider_by_rule",
+    "surely_unroutable",
+]

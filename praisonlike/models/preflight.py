@@ -61,7 +61,12 @@ from types import ModuleType
 from typing import Any
 
 from praisonlike.errors import MissingCredentialsError, UnknownModelError
-from praisonlike.models.bare_names import bundled_chat_models, chat_models, surely_unroutable
+from praisonlike.models.bare_names import (
+    bundled_chat_models,
+    chat_models,
+    litellm_providers,
+    surely_unroutable,
+)
 from praisonlike.models.config import LLMConfig
 from praisonlike.models.in_process import InProcessModel
 from praisonlike.models.litellm_backend import load_litellm
@@ -301,7 +306,11 @@ def _suggestions(model: str, litellm: ModuleType | None) -> tuple[str, ...]:
     if not slash:
         known = {**(_known_models() if litellm else bundled_chat_models()), **_local_models()}
         return tuple(known[name] for name in _close(model, known))
-    providers = _provider_names(litellm) if litellm is not None else list(KEY_VARIABLES)
+    providers = (
+        _provider_names(litellm)
+        if litellm is not None
+        else sorted(litellm_providers() or KEY_VARIABLES)
+    )
     if prefix not in providers:
         if rest in _local_models() or rest.endswith(".gguf"):
             providers = [*providers, _LOCAL]  # local/<name> is praisonlike's, not LiteLLM's

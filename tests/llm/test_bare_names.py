@@ -41,6 +41,11 @@ FIXED = [
     "Gpt-4o-mini",
     "Claude-Haiku-4-5",
     "llama2",
+    "opnai/gpt-4o-mini",
+    "antropic/claude-haiku-4-5",
+    "nosuchprovider/foo",
+    "openrouter/openai/gpt-4o",
+    "azure/command-r-plus",
 ]
 
 
@@ -70,6 +75,10 @@ def _corpus(litellm: Any) -> list[str]:
     for name in rng.sample(chat, min(150, len(chat))):
         cut = rng.randrange(len(name))
         typos += [name[:cut] + name[cut + 1 :], name + "x", name.replace("-", "_", 1)]
+    providers = sorted(str(getattr(p, "value", p)) for p in litellm.provider_list)
+    for provider in rng.sample(providers, min(80, len(providers))):
+        for prefix in (provider[:-1], provider + "x", provider[1] + provider[0] + provider[2:]):
+            typos.append(f"{prefix}/{rng.choice(chat)}")
     return sorted({*listed, *typos, *FIXED})
 
 
@@ -91,7 +100,7 @@ def test_the_verdicts_without_litellm_agree_with_litellm(tmp_path: Path) -> None
     }
     assert not wrong, f"refused, but LiteLLM routes them: {wrong[:20]}"
     assert not misrouted, f"routed elsewhere by LiteLLM: {misrouted}"
-    assert len(refused) > 100 and "gpt-4o-mnii" in refused
+    assert len(refused) > 300 and {"gpt-4o-mnii", "opnai/gpt-4o-mini"} <= set(refused)
     assert ruled.get("claude-sonnet-9") == "anthropic"
 
 
@@ -133,3 +142,17 @@ def test_litellm_refuses_a_known_providers_prefix_in_other_letter_case() -> None
         for prefix in (provider.upper(), provider.title()):
             if prefix != provider:
                 assert _litellm_provider(litellm, f"{prefix}/some-model") is None, prefix
+
+
+def test_the_providers_read_from_litellms_files_are_litellms() -> None:
+    """A prefix outside this set is refused without LiteLLM: it must hold every
+    provider LiteLLM routes, and nothing it does not."""
+    from litellm.llms.openai_like.json_loader import JSONProviderRegistry
+
+    from praisonlike.models.bare_names import litellm_providers
+
+    litellm = load_litellm()
+    JSONProviderRegistry.load()
+    expected = {str(getattr(p, "value", p)) for p in litellm.provider_list}
+    expected |= set(JSONProviderRegistry._providers)
+    assert litellm_providers() == expected

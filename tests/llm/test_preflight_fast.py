@@ -88,6 +88,7 @@ def test_a_known_providers_missing_key_is_named_without_importing_litellm(
         ("LOCAL", "unknown local"),
         ("OpenAI/gpt-4o-mini", "unknown openai/gpt-4o-mini"),
         ("Anthropic/claude-haiku-4-5", "unknown anthropic/claude-haiku-4-5"),
+        ("opnai/gpt-4o-mini", "unknown openai/gpt-4o-mini"),
     ],
 )
 def test_a_turn_on_an_unmapped_or_misspelt_model_fails_without_importing_litellm(
