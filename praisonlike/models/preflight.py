@@ -224,9 +224,7 @@ def _provider(model: str, api_base: str | None, custom_provider: str | None) -> 
     """
     if custom_provider in (None, OPENAI_PROVIDER) and is_openai_prefixed(model):
         return OPENAI_PROVIDER
-    if custom_provider is None and (
-        _provider_miscased(model) or (api_base is None and surely_unroutable(model))
-    ):
+    if custom_provider is None and api_base is None and surely_unroutable(model):
         raise _unknown_model(model, None)
     litellm = load_litellm()
     try:
@@ -289,13 +287,6 @@ def model_suggestions(model: str) -> tuple[str, ...]:
     (``gpt-4o-mnii`` -> ``openai/gpt-4o-mini``). Imports LiteLLM, except for a bare
     name LiteLLM surely cannot route (then from its bundled map)."""
     return _suggestions(model, None if surely_unroutable(model) else load_litellm())
-
-
-def _provider_miscased(model: str) -> bool:
-    """``OpenAI/gpt-4o``: the prefix of a provider LiteLLM knows, in other letter case
-    (LiteLLM matches providers case-sensitively, and refuses it)."""
-    prefix, slash, rest = model.partition("/")
-    return bool(slash and rest) and prefix != prefix.lower() and prefix.lower() in KEY_VARIABLES
 
 
 def _suggestions(model: str, litellm: ModuleType | None) -> tuple[str, ...]:
