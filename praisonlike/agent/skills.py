@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from praisonlike.agent.parts import HasParts
-from praisonlike.errors import SkillError
+from praisonlike.errors import ConfigurationError, SkillError
 from praisonlike.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -36,16 +36,27 @@ LOAD_SKILL_TOOL = "load_skill"
 
 
 def skill_folders(value: Any) -> tuple[Path, ...] | None:
-    """Normalise ``Agent(skills=...)``: None/False off, True the default folders, or paths."""
+    """Normalise ``Agent(skills=...)``: None/False off, True the default folders, or paths.
+
+    Raises ConfigurationError for a folder named explicitly that does not exist
+    (a misspelt path would otherwise give an agent without its skills); the
+    default folders may be missing.
+    """
     if value is None or value is False:
         return None
     if value is True:
         from praisonlike.skills import SkillSet
 
         return tuple(SkillSet.default_folders())
-    if isinstance(value, str | Path):
-        return (Path(value),)
-    return tuple(Path(v) for v in value)
+    named = (value,) if isinstance(value, str | Path) else tuple(value)
+    folders = tuple(Path(folder).expanduser() for folder in named)
+    missing = [str(folder) for folder in folders if not folder.is_dir()]
+    if missing:
+        raise ConfigurationError(
+            f"no such folder: {', '.join(missing)} (a skills folder holds one folder per "
+            "skill, each with its SKILL.md)"
+        )
+    return folders
 
 
 class AgentSkills:

@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
-from praisonlike.cli.failures import ExitCode
+from praisonlike.cli.failures import CommandFailed, ExitCode
 from praisonlike.cli.output import Output
 from praisonlike.skills import SkillSet
 
@@ -16,9 +16,13 @@ from praisonlike.skills import SkillSet
 def run_skills(args: argparse.Namespace, output: Output) -> ExitCode:
     """List the skills of ``--dir`` folders (the default folders without one).
 
-    A malformed skill raises its :class:`~praisonlike.errors.SkillError` (exit code 1).
+    A malformed skill raises its :class:`~praisonlike.errors.SkillError` (exit code 1);
+    a ``--dir`` that is not a folder, :class:`CommandFailed` (exit code 2).
     """
-    folders = [Path(d) for d in args.dirs] or SkillSet.default_folders()
+    missing = [d for d in args.dirs if not Path(d).expanduser().is_dir()]
+    if missing:
+        raise CommandFailed(f"--dir {', '.join(missing)}: no such folder", exit_code=ExitCode.USAGE)
+    folders = [Path(d).expanduser() for d in args.dirs] or SkillSet.default_folders()
     skills = SkillSet.discover(folders)
     if not len(skills):
         output.info("no skills found in " + ", ".join(str(f) for f in folders))

@@ -472,6 +472,22 @@ def test_skills_list_uses_the_default_folders(
     assert ["mine", "My own", "yes", "yes"] in table_rows(out)
 
 
+def test_a_skills_folder_that_is_not_there_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A misspelt folder gave "no skills found" (skills list) or an agent without
+    its skills (chat), as if the skills were not written yet."""
+    missing = str(tmp_path / "skils")
+    code, _, err = run_main(["skills", "list", "--dir", missing], capsys)
+    assert code == 2
+    assert error_lines(err) == [f"praisonlike: error: --dir {missing}: no such folder"]
+
+    code, _, err = run_main(["chat", "hi", "--model", "local", "--skills-dir", missing], capsys)
+    assert code == 2
+    [line] = error_lines(err)
+    assert f"no such folder: {missing}" in line
+
+
 def test_a_malformed_skill_is_one_line_and_exit_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

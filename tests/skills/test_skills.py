@@ -381,3 +381,21 @@ def test_render_discovered_skill(skill_set: SkillSet) -> None:
     parsed = skill_set.parse_invocation('/release-notes 2.0 "ops people"')
     assert parsed is not None
     assert render_skill(*parsed) == "Write release notes for version 2.0 for ops people."
+
+
+def test_a_skills_folder_named_that_is_not_there_is_refused_at_construction(
+    tmp_path: Path,
+) -> None:
+    from praisonlike import Agent
+    from praisonlike.errors import ConfigurationError
+    from praisonlike.testing import TestModel
+
+    with pytest.raises(
+        ConfigurationError, match=r"Agent\(skills=\.\.\.\): no such folder: .*skils"
+    ):
+        Agent(instructions="x", llm=TestModel(), skills=[tmp_path, tmp_path / "skils"])
+    with pytest.raises(ConfigurationError, match="no such folder"):
+        Agent(instructions="x", llm=TestModel(), skills=str(tmp_path / "SKILL.md"))
+    assert Agent(instructions="x", llm=TestModel(), skills=tmp_path).spec.skill_folders == (
+        tmp_path,
+    )
