@@ -21,7 +21,6 @@ import functools
 import json
 import os
 import re
-import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,8 +36,6 @@ _ROUTED_NAMES = frozenset(
 )
 """Bare names LiteLLM routes though its map has no entry of that name (its own
 lists hold them); the test of this module finds any the installed LiteLLM adds."""
-
-
 _UNROUTED_PROVIDERS = frozenset({"anyscale"})
 """Providers the map still lists that LiteLLM no longer routes (never suggested); the
 tests find any other suggestion LiteLLM would not route."""
@@ -109,19 +106,22 @@ def _unlisted(model: str) -> bool:
     """Whether LiteLLM, not yet imported, surely finds ``model`` (a bare name, or one
     whose prefix is no provider of LiteLLM's) in none of its lists of names, and
     routes it by its rules only (or not at all)."""
-    if litellm_backend.is_loaded() or "litellm" in sys.modules:
-        return False
-    if ":" in model or not model.strip():
-        return False
-    prefix, slash, _ = model.partition("/")
-    if slash and (prefix in _ROUTED_PROVIDERS or prefix in (litellm_providers() or {prefix})):
+    if litellm_backend.imported() or ":" in model or not model.strip():
         return False
     if not _local_map_in_use() or os.environ.get("USE_LITELLM_PROXY", "").strip():
         return False
     folded = model.lower()
     if folded in _ROUTED_NAMES or folded.startswith(_ROUTED_PREFIXES):
         return False
-    return model_map.entry(model) is None and model not in _mapped_names()
+    if model_map.entry(model) is not None or model in _mapped_names():
+        return False
+    prefix, slash, _ = model.partition("/")  # last: reading the providers parses a file
+    return not slash or (prefix not in _ROUTED_PROVIDERS and _not_a_provider(prefix))
+
+
+def _not_a_provider(prefix: str) -> bool:
+    providers = litellm_providers()
+    return providers is not None and prefix not in providers
 
 
 def bundled_chat_models() -> dict[str, str]:

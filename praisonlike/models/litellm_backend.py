@@ -179,6 +179,13 @@ def is_loaded() -> bool:
     return _module is not None
 
 
+def imported() -> bool:
+    """True once LiteLLM is imported, by praisonlike or by the application (which may
+    then have registered models or changed its map): what is told without LiteLLM
+    is then asked of it instead."""
+    return _module is not None or "litellm" in sys.modules
+
+
 def warmup_disabled() -> bool:
     """True when ``PRAISONLIKE_NO_WARMUP`` asks for no background import."""
     return os.environ.get(NO_WARMUP_ENV, "").strip().lower() in {"1", "true", "yes", "on"}

@@ -291,8 +291,9 @@ def model_suggestions(model: str) -> tuple[str, ...]:
 
 def _suggestions(model: str, litellm: ModuleType | None) -> tuple[str, ...]:
     """:func:`model_suggestions`; from what is known without LiteLLM when ``litellm``
-    is None (not imported): the bundled map for a bare name, the providers of
-    :data:`~praisonlike.models.providers.KEY_VARIABLES` for a prefix."""
+    is None (not imported): the bundled map for a bare name, the providers read
+    from LiteLLM's files (:func:`~praisonlike.models.bare_names.litellm_providers`)
+    for a prefix."""
     prefix, slash, rest = model.partition("/")
     if not slash:
         known = {**(_known_models() if litellm else bundled_chat_models()), **_local_models()}

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import sys
 
 from praisonlike.models.config import LLMConfig
 
@@ -70,7 +69,7 @@ def provider_without_litellm(model: str) -> str | None:
     """
     from praisonlike.models import bare_names, litellm_backend, model_map
 
-    if litellm_backend.is_loaded() or "litellm" in sys.modules:
+    if litellm_backend.imported():
         return None
     prefix, slash, rest = model.partition("/")
     if slash:
