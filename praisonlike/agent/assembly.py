@@ -22,8 +22,9 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from praisonlike._runtime.cancellation import CancelToken
 from praisonlike._runtime.run_ids import new_run_id
@@ -32,7 +33,6 @@ from praisonlike.agent.memory import summary_prompt
 from praisonlike.agent.prompt import full_prompt, prefix_messages
 from praisonlike.agent.reflection import reflection_check
 from praisonlike.agent.structured_output import answer_policy
-from praisonlike.agent.tool_execution import turn_tools
 from praisonlike.agent.turn import check_prompt
 from praisonlike.errors import UnsupportedInputError
 from praisonlike.loop.answer_checks import chain_checks
@@ -44,10 +44,14 @@ if TYPE_CHECKING:
     from praisonlike.agent.conversation import Conversation
     from praisonlike.agent.parts import AgentParts
     from praisonlike.agent.spec import AgentSpec
+    from praisonlike.events import RunStarted
+    from praisonlike.loop.accounting import RunAccounting
     from praisonlike.loop.run import Observer, Run
+    from praisonlike.loop.turn_spec import TurnSpec
     from praisonlike.memory.step_recorder import StepRecorder
     from praisonlike.models.usage import UsageTracker
     from praisonlike.result import RunResult
+    from praisonlike.tools.executor import TurnTools
 
 Images = Sequence[str | Path | bytes] | None
 
@@ -103,11 +107,7 @@ def assemble_turn(
     the session, the skills or the rules files raises.
     """
     turn_begins()
-    from praisonlike.events import RunStarted
-    from praisonlike.loop.accounting import RunAccounting
-    from praisonlike.loop.run import Run
-    from praisonlike.loop.turn_spec import TurnSpec
-
+    loop = _loop_classes()
     query = check_prompt(prompt, has_images=bool(options.images))
     started_at = time.monotonic()
     models = parts.models.for_turn(spec.llm_config, spec.fallback_models)
@@ -155,7 +155,7 @@ def assemble_turn(
     observers: list[Observer] = [*([recorder] if recorder else []), *parts.observers.of(spec)]
     emit_events = options.events or bool(observers)
     limit = spec.execution.max_execution_time
-    turn_spec = TurnSpec(
+    turn_spec = loop.turn_spec(
         run_id=run_id,
         models=models,
         prefix=prefix,
@@ -165,7 +165,7 @@ def assemble_turn(
         stream=options.stream,
         max_iterations=spec.max_iterations,
         execution=spec.execution,
-        accounting=RunAccounting(usage_tracker, spec.execution, spec.model_prices),
+        accounting=loop.accounting(usage_tracker, spec.execution, spec.model_prices),
         context=parts.contexts.for_model(spec.context_config, primary.model),
         hooks=parts.hooks,
         prompt=query,
@@ -180,20 +180,22 @@ def assemble_turn(
         started=started_at,
         emit_events=emit_events,
     )
-    runner = turn_tools(
+    execution = spec.execution
+    runner = loop.turn_tools(
         registry,
         run_id=run_id,
         deps=spec.deps if options.deps is None else options.deps,
-        owner=owner,
+        agent=owner,
         cancel=cancel,
-        execution=spec.execution,
-        approval=spec.approval,
+        tool_timeout=execution.tool_timeout,
+        result_limit=execution.tool_result_limit,
+        approver=spec.approval,
         hooks=parts.hooks,
     )
     opening: list[Any] = []
     if emit_events:
         opening = [
-            RunStarted(
+            loop.run_started(
                 run_id=run_id,
                 agent_name=spec.name,
                 model=primary.model,
@@ -203,8 +205,30 @@ def assemble_turn(
             *extra_events,
         ]
     conversation.start_turn(cancel)
-    run = Run(turn_spec, runner, owner=owner, opening=opening, observers=observers)
+    run = loop.run(turn_spec, runner, owner=owner, opening=opening, observers=observers)
     return AssembledTurn(run, steering_taken, recorder)
+
+
+class _LoopClasses(NamedTuple):
+    run_started: type[RunStarted]
+    accounting: type[RunAccounting]
+    run: type[Run]
+    turn_spec: type[TurnSpec]
+    turn_tools: type[TurnTools]
+
+
+@cache
+def _loop_classes() -> _LoopClasses:
+    """The tool loop's classes a turn is assembled from, imported by the first turn
+    (they bring pydantic and asyncio), not by ``import praisonlike``; once, not
+    per turn (an import statement costs a turn about a microsecond each)."""
+    from praisonlike.events import RunStarted
+    from praisonlike.loop.accounting import RunAccounting
+    from praisonlike.loop.run import Run
+    from praisonlike.loop.turn_spec import TurnSpec
+    from praisonlike.tools.executor import TurnTools
+
+    return _LoopClasses(RunStarted, RunAccounting, Run, TurnSpec, TurnTools)
 
 
 def close_turn(

@@ -2,22 +2,17 @@
 
 The registry is built from ``Agent(tools=...)`` once; a turn offers it, or the
 call's own ``tools=`` list instead, and runs the calls through a
-:class:`~praisonlike.tools.executor.TurnTools` made for that turn.
+:class:`~praisonlike.tools.executor.TurnTools` made for that turn (by
+:func:`~praisonlike.agent.assembly.assemble_turn`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from praisonlike.agent.parts import HasParts
 from praisonlike.tools.registry import ToolRegistry
-
-if TYPE_CHECKING:
-    from praisonlike._runtime.cancellation import CancelToken
-    from praisonlike.hooks import HookRunner
-    from praisonlike.models.config import ExecutionConfig
-    from praisonlike.tools.executor import Approver, TurnTools
 
 
 class Toolset:
@@ -36,33 +31,6 @@ class Toolset:
             closer = getattr(provider, "close", None)
             if callable(closer):
                 closer()
-
-
-def turn_tools(
-    registry: ToolRegistry,
-    *,
-    run_id: str,
-    deps: Any,
-    owner: Any,
-    cancel: CancelToken | None,
-    execution: ExecutionConfig,
-    approval: Approver | None,
-    hooks: HookRunner,
-) -> TurnTools:
-    """The runner of one turn's tool calls (``owner`` is ``RunContext.agent``)."""
-    from praisonlike.tools.executor import TurnTools
-
-    return TurnTools(
-        registry,
-        run_id=run_id,
-        deps=deps,
-        agent=owner,
-        cancel=cancel,
-        tool_timeout=execution.tool_timeout,
-        result_limit=execution.tool_result_limit,
-        approver=approval,
-        hooks=hooks,
-    )
 
 
 class ToolExecutionMixin(HasParts):

@@ -23,7 +23,7 @@ from praisonlike.loop.stream_reader import StreamReader
 from praisonlike.loop.tool_io import invoke_awaiting
 from praisonlike.loop.user_code import AwaitUserCode, CallBlocking
 from praisonlike.models.codec import reply_from_response
-from praisonlike.models.transport import aclose, asend
+from praisonlike.models.sending import aclose, asend
 from praisonlike.tools.async_bridge import in_worker_thread
 
 if TYPE_CHECKING:

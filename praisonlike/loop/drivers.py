@@ -35,7 +35,7 @@ from praisonlike.loop.stream_reader import StreamReader
 from praisonlike.loop.tool_io import invoke_blocking
 from praisonlike.loop.user_code import AwaitUserCode, CallBlocking
 from praisonlike.models.codec import reply_from_response
-from praisonlike.models.transport import close, send
+from praisonlike.models.sending import close, send
 
 if TYPE_CHECKING:
     from praisonlike.loop.run import Run

@@ -26,7 +26,8 @@ A third, ``"in_process"``, is chosen for an
 with no socket, no pre-flight credential check and no network guard (nothing
 leaves the process), whatever ``transport`` or the environment ask for.
 
-All transports give the rest of the SDK the same thing: the response object
+A call is sent on its transport by :mod:`praisonlike.models.sending`. All
+transports give the rest of the SDK the same thing: the response object
 read by :mod:`praisonlike.models.codec`, and exceptions classified by
 :mod:`praisonlike.models.error_classification`. The pre-flight check and the network
 guard (:func:`~praisonlike.models.preflight.check_call`) are the tool loop's: they
@@ -40,7 +41,6 @@ import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from praisonlike.loop.commands import CallModel
 from praisonlike.models import litellm_backend, model_map, openai_wire
 from praisonlike.models.config import LLMConfig
 from praisonlike.models.in_process import InProcessModel
@@ -93,52 +93,11 @@ def warm_up_for(config: LLMConfig | None) -> None:
     litellm_backend.warmup(litellm=needs_litellm(config))
 
 
-def send(command: CallModel) -> Any:
-    """Send ``command`` on its transport and block: the response, or its chunks."""
-    from praisonlike.models.codec import completion_kwargs
-
-    if isinstance(command.llm, InProcessModel):
-        return command.llm.respond(command)
-    if transport_for(command.llm, command.params) == "openai":
-        return openai_wire.complete(command)
-    return litellm_backend.load_litellm().completion(**completion_kwargs(command))
-
-
-async def asend(command: CallModel) -> Any:
-    """Send ``command`` on its transport: the response, or an async iterator of its chunks."""
-    from praisonlike.models.codec import completion_kwargs
-
-    if isinstance(command.llm, InProcessModel):
-        return await command.llm.arespond(command)
-    if transport_for(command.llm, command.params) == "openai":
-        return await openai_wire.acomplete(command)
-    return await litellm_backend.load_litellm().acompletion(**completion_kwargs(command))
-
-
-def close(response: Any) -> None:
-    """Release a streamed response's connection at once (a stream left before its end
-    otherwise holds it, and the server goes on generating, until it is collected)."""
-    closer = getattr(response, "close", None)
-    if closer is not None:
-        closer()
-
-
-async def aclose(response: Any) -> None:
-    """Release a streamed response's connection early (the direct transport's only)."""
-    close = getattr(response, "close", None)
-    if close is not None and type(response).__module__.startswith("openai"):
-        await close()
-
-
 __all__ = [
     "TRANSPORT_ENV",
     "Transport",
-    "aclose",
-    "asend",
-    "close",
     "litellm_forced",
     "needs_litellm",
-    "send",
     "transport_for",
     "warm_up_for",
 ]
