@@ -119,15 +119,15 @@ def usage_from_response(raw_usage: Any) -> Usage:
     and completion tokens. ``None`` gives a request with no tokens. The cost is
     left unknown (``None``); see :func:`cost_of`.
     """
-    prompt, completion, total, prompt_details, completion_details, written = _fields(
+    prompt, completion, total, prompt_details, completion_details = _fields(
         raw_usage, _USAGE_FIELDS
     )
-    cached = reasoning = None
+    cached = reasoning = written = None
     if prompt_details is not None:
         cached = _field(prompt_details, "cached_tokens")
-        details_written = _field(prompt_details, "cache_creation_tokens")
-        if details_written is not None:
-            written = details_written
+        written = _field(prompt_details, "cache_creation_tokens")
+    if written is None:  # read only when needed: LiteLLM keeps it as an extra (slow to read)
+        written = _field(raw_usage, "cache_creation_input_tokens")
     if completion_details is not None:
         reasoning = _field(completion_details, "reasoning_tokens")
     prompt, completion, total, cached, written, reasoning = _counts(
@@ -150,7 +150,6 @@ _USAGE_FIELDS = (
     "total_tokens",
     "prompt_tokens_details",
     "completion_tokens_details",
-    "cache_creation_input_tokens",
 )
 
 
