@@ -254,6 +254,39 @@ def test_usage_from_litellm_usage_object(litellm: ModuleType) -> None:
     assert parsed.cost is None
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"prompt_tokens": 50, "prompt_tokens_details": {"cache_creation_tokens": 40}},
+        {"prompt_tokens": 50, "cache_creation_input_tokens": 40},
+        {
+            "prompt_tokens": 50,
+            "prompt_tokens_details": {"cached_tokens": 0},
+            "cache_creation_input_tokens": 40,
+        },
+        {
+            "prompt_tokens": 50,
+            "prompt_tokens_details": {"cache_creation_tokens": 40},
+            "cache_creation_input_tokens": 7,
+        },
+    ],
+    ids=["details", "top-level", "details-without-writes", "details-win"],
+)
+def test_cache_writes_read_from_the_details_or_the_top_level(raw: dict[str, Any]) -> None:
+    assert usage_from_response(raw).cache_write_tokens == 40
+
+
+def test_cache_writes_from_a_litellm_anthropic_usage(litellm: ModuleType) -> None:
+    raw = litellm.Usage(
+        prompt_tokens=57,
+        completion_tokens=6,
+        total_tokens=63,
+        cache_creation_input_tokens=57,
+        cache_read_input_tokens=0,
+    )
+    assert usage_from_response(raw).cache_write_tokens == 57
+
+
 def test_usage_from_plain_object_without_details() -> None:
     raw = SimpleNamespace(
         prompt_tokens=7, completion_tokens=2, total_tokens=9, prompt_tokens_details=None
