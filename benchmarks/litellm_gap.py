@@ -16,13 +16,17 @@ median over pairs of agent minus plain, with a 90% bootstrap interval. Pairs
 taken back to back see the same machine, so the gap is far steadier than
 ``overhead.py``'s ratio of two medians; no target is judged here.
 ``--async-tool`` runs ``achat`` with the tool written ``async def`` (no worker
-thread). ``--stream`` adds ``iter_stream`` against a streamed
-``litellm.completion`` (there "inside" is only the opening of each stream: its
-chunks are read outside the call). ``--anthropic`` runs every pair on
-``anthropic/claude-haiku-4-5`` (the server's Messages wire), a provider LiteLLM
-translates both ways, instead of the OpenAI wire forced through LiteLLM.
+thread). ``--plain-tool-thread`` has plain LiteLLM's ``achat`` turn run its sync
+tool with ``asyncio.to_thread``, off the event loop as the agent runs it (by
+default it runs on the loop, blocking it for the tool's time). ``--stream`` adds
+``iter_stream`` against a streamed ``litellm.completion`` (there "inside" is
+only the opening of each stream: its chunks are read outside the call).
+``--anthropic`` runs every pair on ``anthropic/claude-haiku-4-5`` (the server's
+Messages wire), a provider LiteLLM translates both ways, instead of the OpenAI
+wire forced through LiteLLM.
 
-    .venv/bin/python benchmarks/litellm_gap.py [--pairs 600] [--async-tool] [--stream] [--anthropic]
+    .venv/bin/python benchmarks/litellm_gap.py [--pairs 600] [--async-tool]
+        [--plain-tool-thread] [--stream] [--anthropic]
 """
 
 from __future__ import annotations
@@ -162,6 +166,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=600)
     parser.add_argument("--async-tool", action="store_true")
+    parser.add_argument(
+        "--plain-tool-thread", action="store_true", help="plain achat's tool via asyncio.to_thread"
+    )
     parser.add_argument("--stream", action="store_true", help="also iter_stream pairs")
     parser.add_argument("--anthropic", action="store_true", help="on the Messages wire")
     args = parser.parse_args()
@@ -183,6 +190,9 @@ def main() -> None:
         async def achat() -> None:
             await achat_agent.achat(PROMPT)
 
+        async def plain_achat() -> None:
+            await plain.arun(tool_in_thread=args.plain_tool_thread)
+
         def stream() -> None:
             for _ in stream_agent.iter_stream(PROMPT):
                 pass
@@ -190,7 +200,7 @@ def main() -> None:
         with CallClock(litellm) as clock:
             sync = _sync_pairs(clock, args.pairs, chat, plain.run, chat_agent.clear_history)
             aio = asyncio.run(
-                _async_pairs(clock, args.pairs, achat, plain.arun, achat_agent.clear_history)
+                _async_pairs(clock, args.pairs, achat, plain_achat, achat_agent.clear_history)
             )
             rows = [_row("chat / completion", *sync), _row("achat / acompletion", *aio)]
             if args.stream:
@@ -199,6 +209,8 @@ def main() -> None:
                 )
                 rows.append(_row("iter_stream / completion(stream)", *streamed))
     tool = "async def" if args.async_tool else "sync"
+    if args.plain_tool_thread:
+        tool += ", plain's via asyncio.to_thread"
     wire = "anthropic/claude-haiku-4-5 on the Messages wire" if args.anthropic else "OpenAI wire"
     print(
         table(

@@ -110,12 +110,21 @@ class PlainTurn:
         second = litellm.completion(**self._request(messages))
         return str(second.choices[0].message.content)
 
-    async def arun(self, messages: list[dict[str, Any]] | None = None) -> str:
+    async def arun(
+        self, messages: list[dict[str, Any]] | None = None, *, tool_in_thread: bool = False
+    ) -> str:
+        """The turn with ``litellm.acompletion``; the tool runs on the event loop, or with
+        ``tool_in_thread`` on a worker thread (``asyncio.to_thread``), as the agent
+        runs a sync tool under ``achat``."""
         litellm = _litellm()
         messages = list(messages or self._messages)
         first = await litellm.acompletion(**self._request(messages))
         call = first.choices[0].message.tool_calls[0]
-        messages += _tool_messages(call.id, call.function.name, call.function.arguments)
+        arguments = (call.id, call.function.name, call.function.arguments)
+        if tool_in_thread:
+            messages += await asyncio.to_thread(_tool_messages, *arguments)
+        else:
+            messages += _tool_messages(*arguments)
         second = await litellm.acompletion(**self._request(messages))
         return str(second.choices[0].message.content)
 
