@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from praisonlike._runtime.loggers import get_logger
 from praisonlike.errors import PraisonlikeError
 from praisonlike.models import litellm_backend
+from praisonlike.models.transport import needs_litellm
 from praisonlike.serve import openai_routes, require_serve_extra, run_routes, session_routes
 from praisonlike.serve.config import ServeConfig
 from praisonlike.serve.http_errors import ApiError, error_response
@@ -122,7 +123,8 @@ def create_app(agent: Any, config: ServeConfig | None = None) -> Starlette:
     async def lifespan(app: Any) -> AsyncIterator[None]:
         if not state.auth.enabled:
             _log.warning(NO_AUTH_NOTICE)
-        await asyncio.to_thread(litellm_backend.load_litellm)
+        if needs_litellm(state.agent.spec.llm_config):  # the first run would wait for it
+            await asyncio.to_thread(litellm_backend.load_litellm)
         yield
         if state.owns_store:
             await asyncio.to_thread(state.store.close)

@@ -107,6 +107,35 @@ def test_serve_model_runs_the_quickstart_weather_agent(
     assert results == ["Paris: sunny, 26c"]
 
 
+def test_an_agent_on_the_direct_transport_is_served_without_litellm(
+    server: LocalLLMServer, tmp_path: Path
+) -> None:
+    """Start-up waits for LiteLLM's import only when the agent's model needs it: an
+    OpenAI-wire endpoint is served (and answers) with LiteLLM never imported."""
+    (tmp_path / "direct.py").write_text(
+        textwrap.dedent(
+            f"""
+            import sys
+            from praisonlike import Agent
+
+            def litellm_imported() -> str:
+                \"\"\"Whether LiteLLM is imported in this process.\"\"\"
+                return str("litellm" in sys.modules)
+
+            agent = Agent(
+                instructions="Check.", llm={server.llm_config()!r}, tools=[litellm_imported]
+            )
+            """
+        )
+    )
+    server.add(ToolCalls([Call("litellm_imported", {})]), Text("Checked."))
+    with serve(tmp_path, "direct:agent") as (running, _), running.client() as client:
+        messages = stream_run(client, {"input": "Is LiteLLM imported?"})
+    results = [m.data["result"] for m in messages if m.event == "tool_result"]
+    assert results == ["False"]
+    assert messages[-1].data["termination_reason"] == "completed"
+
+
 def run(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         command(*arguments),
