@@ -200,12 +200,18 @@ def _check_endpoint_key(model: str, api_base: str) -> None:
         return
     where = endpoint_label(api_base) or "its api_base"
     raise MissingCredentialsError(
-        f"no API key for {model!r} at {where}: pass api_key, or set OPENAI_API_KEY",
+        f"no API key for {model!r} at {where}: pass api_key, or set OPENAI_API_KEY; "
+        f"{NO_KEY_SERVER_HINT}",
         model=model,
         missing_variables=("OPENAI_API_KEY",),
-        hint="a server that checks no key (llama.cpp, vLLM, Ollama, LM Studio) takes any "
-        "value as its key, such as none (CLI: --api-key none)",
+        hint=NO_KEY_SERVER_HINT,
     )
+
+
+NO_KEY_SERVER_HINT = (
+    "a server that checks no key (llama.cpp, vLLM, Ollama, LM Studio) takes any value as "
+    "its key, such as none (CLI: --api-key none)"
+)
 
 
 def _carries_credentials(extra: Mapping[str, Any]) -> bool:

@@ -170,6 +170,7 @@ def test_a_missing_key_is_an_authentication_error_before_any_request(
     assert raised.value.missing_variables == ("OPENAI_API_KEY",)
     assert endpoint_label(server.url) in str(raised.value)
     assert "--api-key none" in (raised.value.hint or "")
+    assert "any value as its key, such as none" in str(raised.value)  # for Python callers too
     assert server.request_count == 0
     assert agent.chat_history == []
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
