@@ -5,7 +5,9 @@ and one step per tool call, tool result, model response, compaction, retry,
 fallback and reflection). The first turn of a session loads its recent
 successful turns as history. After an answered turn the conversation summary
 is updated on a background thread; it never delays or breaks the answer, and
-the next turn's system prompt carries it. ``close()`` waits for it.
+the next turn's system prompt carries it. ``close()`` waits for it. A summary
+cut at :data:`SUMMARY_MAX_TOKENS` or looping on a phrase is not kept (the
+previous one stays, and a non-fatal ``error`` event says why).
 
 The session itself (store, loading, recording, background work) is the
 :class:`~praisonlike.agent.session.SessionBinding` part; this module holds
@@ -16,6 +18,7 @@ the summary call (:func:`update_summary`) and
 from __future__ import annotations
 
 import time
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from praisonlike._runtime.loggers import get_logger
@@ -40,6 +43,14 @@ SUMMARY_INSTRUCTIONS = (
 )
 
 
+SUMMARY_MAX_TOKENS = 400
+"""Output-token cap of a summary call (the instructions ask for at most 200 words,
+about 270 tokens). A summary cut at the cap is not kept."""
+
+_REPEAT_WORDS = 8
+_REPEAT_TIMES = 3
+
+
 def summary_spec(
     spec: AgentSpec, parts: AgentParts, usage_tracker: UsageTracker, run_id: str
 ) -> TurnSpec:
@@ -57,9 +68,11 @@ def summary_spec(
         summary = named_llm(spec.llm_config, config.summary_model, "summary_model")
         models = [summary, *(m for m in models if m.model != summary.model)]
     limit = spec.execution.max_execution_time
+    cap = min(SUMMARY_MAX_TOKENS, models[0].max_tokens or SUMMARY_MAX_TOKENS)
     return TurnSpec(
         run_id=run_id,
         models=models,
+        call_params={"max_tokens": cap},
         prefix=[],
         new_messages=[],
         tools=[],
@@ -113,6 +126,10 @@ def update_summary(
         text = reply.content.strip()
         if not text:
             raise ValueError("the summary model returned an empty summary")
+        if reply.finish_reason == "length":
+            raise ValueError("the summary was cut at its token limit; the previous one is kept")
+        if _repeats_itself(text):
+            raise ValueError("the summary model repeated itself; the previous summary is kept")
         parts.session.save_summary(text)
         conversation.set_summary(text)
     except Exception as exc:
@@ -126,6 +143,16 @@ def update_summary(
                 fatal=False,
             ),
         )
+
+
+def _repeats_itself(text: str) -> bool:
+    """Whether some run of :data:`_REPEAT_WORDS` words comes back :data:`_REPEAT_TIMES`
+    times or more: a small model looping on a phrase, not a summary."""
+    words = text.lower().split()
+    runs = Counter(
+        tuple(words[i : i + _REPEAT_WORDS]) for i in range(len(words) - _REPEAT_WORDS + 1)
+    )
+    return bool(runs) and max(runs.values()) >= _REPEAT_TIMES
 
 
 def summary_prompt(config: MemoryConfig | None, summary: str | None) -> str:

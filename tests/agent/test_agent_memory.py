@@ -152,6 +152,50 @@ def test_failing_summary_model_does_not_affect_the_answer(
     assert store.load_turns("s1")[0].answer == "the answer"
 
 
+LOOPING = "The user is Ada and likes tea and the user is Ada and likes tea " * 4
+
+
+@pytest.mark.parametrize(
+    ("summary", "why"),
+    [
+        (Text(LOOPING), "repeated itself"),
+        (Text("The user is called Ada and", finish_reason="length"), "cut at its token limit"),
+    ],
+    ids=["looping", "cut"],
+)
+def test_a_looping_or_cut_summary_is_not_kept(
+    server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path, summary: Text, why: str
+) -> None:
+    """A small model looping on a phrase until the cap would put hundreds of tokens of
+    it into every later prompt: such a summary is refused and the previous one kept."""
+    store = SQLiteStore(tmp_path / "s.db")
+    errors: list[Any] = []
+    summaries = iter([Text("The user is called Ada."), summary, Text("Ada likes tea.")])
+
+    def respond(request: Any) -> Text:
+        if SUMMARY_SYSTEM in request.messages[0]["content"]:
+            return next(summaries)
+        return Text("noted")
+
+    server.default = respond
+    memory = MemoryConfig(store=store)
+    on_event = lambda e: errors.append(e) if e.type == "error" else None  # noqa: E731
+    with make_agent(llm, store, memory=memory, on_event=on_event) as agent:
+        agent.chat("My name is Ada")
+        agent.wait_for_summaries()
+        agent.chat("I like tea")
+        agent.wait_for_summaries()
+        assert store.get_summary("s1") == "The user is called Ada."
+        assert agent.summary == "The user is called Ada."
+        agent.chat("what do you know?")
+    assert [why in e.message for e in errors] == [True]
+    summary_calls = [r for r in server.requests if SUMMARY_SYSTEM in r.messages[0]["content"]]
+    answer_calls = [r for r in server.requests if r not in summary_calls]
+    last_prompt = answer_calls[-1].messages[0]["content"]
+    assert "The user is called Ada." in last_prompt and "likes tea" not in last_prompt
+    assert [r.body["max_tokens"] for r in summary_calls] == [400, 400, 400]
+
+
 RESUME_SCRIPT = textwrap.dedent("""
     import sys
     from praisonlike import Agent
