@@ -18,11 +18,11 @@ the summary call (:func:`update_summary`) and
 from __future__ import annotations
 
 import time
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from praisonlike._runtime.loggers import get_logger
 from praisonlike.agent.parts import HasParts
+from praisonlike.context.summary import loops_on_a_phrase
 from praisonlike.memory.config import MemoryConfig as MemoryConfig
 from praisonlike.run_enums import ToolMode
 
@@ -46,9 +46,6 @@ SUMMARY_INSTRUCTIONS = (
 SUMMARY_MAX_TOKENS = 400
 """Output-token cap of a summary call (the instructions ask for at most 200 words,
 about 270 tokens). A summary cut at the cap is not kept."""
-
-_REPEAT_WORDS = 8
-_REPEAT_TIMES = 3
 
 
 def summary_spec(
@@ -128,7 +125,7 @@ def update_summary(
             raise ValueError("the summary model returned an empty summary")
         if reply.finish_reason == "length":
             raise ValueError("the summary was cut at its token limit; the previous one is kept")
-        if _repeats_itself(text):
+        if loops_on_a_phrase(text):
             raise ValueError("the summary model repeated itself; the previous summary is kept")
         parts.session.save_summary(text)
         conversation.set_summary(text)
@@ -143,16 +140,6 @@ def update_summary(
                 fatal=False,
             ),
         )
-
-
-def _repeats_itself(text: str) -> bool:
-    """Whether some run of :data:`_REPEAT_WORDS` words comes back :data:`_REPEAT_TIMES`
-    times or more: a small model looping on a phrase, not a summary."""
-    words = text.lower().split()
-    runs = Counter(
-        tuple(words[i : i + _REPEAT_WORDS]) for i in range(len(words) - _REPEAT_WORDS + 1)
-    )
-    return bool(runs) and max(runs.values()) >= _REPEAT_TIMES
 
 
 def summary_prompt(config: MemoryConfig | None, summary: str | None) -> str:

@@ -15,6 +15,7 @@ followed by the kept turns, which start with a user message.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -47,6 +48,17 @@ MAX_SUMMARY_TOKENS = 2048
 MIN_SUMMARY_TOKENS = 16
 TRANSCRIPT_ENTRY_CHARS = 2000
 _MIN_SUMMARY_CHARS = 40
+LOOP_WORDS = 8
+LOOP_TIMES = 3
+
+
+def loops_on_a_phrase(text: str) -> bool:
+    """Whether some run of :data:`LOOP_WORDS` words comes back :data:`LOOP_TIMES` times
+    or more (case aside): a small model repeating itself until its token limit, not
+    a summary worth keeping."""
+    words = text.lower().split()
+    runs = Counter(tuple(words[i : i + LOOP_WORDS]) for i in range(len(words) - LOOP_WORDS + 1))
+    return bool(runs) and max(runs.values()) >= LOOP_TIMES
 
 
 @dataclass(frozen=True)

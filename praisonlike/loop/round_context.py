@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+from praisonlike.context.summary import loops_on_a_phrase
 from praisonlike.errors import ContextWindowExceededError
 from praisonlike.events import CompactionEvent, ErrorEvent, SteeringEvent
 from praisonlike.hooks import HookPoint
@@ -105,7 +106,9 @@ class ContextRounds(RoundBase):
         )
         if isinstance(outcome, ModelReply) and outcome.content.strip():
             yield from self._answered(outcome, iteration, "summary")
-            return prepared.finish(outcome.content)
+            if not loops_on_a_phrase(outcome.content):
+                return prepared.finish(outcome.content)
+            outcome = ModelFailed(ValueError("the summary model repeated itself"))
         if isinstance(outcome, ModelFailed) and outcome.cut_short is not None:
             # stopped after it was sent: its tokens count, and the stop ends the turn
             self.spec.accounting.record_cut_short(

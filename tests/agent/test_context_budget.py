@@ -349,10 +349,13 @@ def test_context_off_still_heals_a_provider_context_error(
 class ScriptedModels:
     """Answers the summary model with numbered summaries, the agent's model from a script."""
 
-    def __init__(self, server: LocalLLMServer, *, fail_summaries: bool = False) -> None:
+    def __init__(
+        self, server: LocalLLMServer, *, fail_summaries: bool = False, looping: bool = False
+    ) -> None:
         self.summary_requests: list[RecordedRequest] = []
         self.answers: list[Response] = []
         self.fail_summaries = fail_summaries
+        self.looping = looping
         self.server = server
         server.default = self
 
@@ -364,6 +367,8 @@ class ScriptedModels:
             self.summary_requests.append(request)
             if self.fail_summaries:
                 return Fault.server_error()
+            if self.looping:
+                return Text("the user asked about Greek letters and " * 12)
             return Text(self.summary_text(len(self.summary_requests)), usage=ReportedUsage(321, 17))
         if self.answers:
             return self.answers.pop(0)
@@ -432,15 +437,21 @@ def test_summarise_calls_the_summary_model_and_counts_its_usage(
     assert by_model[SUMMARY_MODEL]["completion_tokens"] == 17
 
 
+@pytest.mark.parametrize("fault", ["failing", "looping"])
 def test_a_failing_summary_falls_back_to_drop_oldest_tools(
-    server: LocalLLMServer, llm: dict[str, Any]
+    server: LocalLLMServer, llm: dict[str, Any], fault: str
 ) -> None:
-    models = ScriptedModels(server, fail_summaries=True)
+    """A summary call that fails, or answers with one phrase over and over (a small
+    model's loop), leaves the strategy's fallback to fit the request."""
+    models = ScriptedModels(server, fail_summaries=fault == "failing", looping=fault == "looping")
     agent = summarising_agent(llm)
     events, _ = chat_until_summary(agent, models)
 
     errors = [e for e in events if isinstance(e, ErrorEvent)]
     assert [(e.error_type, e.fatal) for e in errors] == [("SummaryFailed", False)]
+    if fault == "looping":
+        assert "repeated itself" in errors[0].message
+        assert "summary" in [e.purpose for e in events if isinstance(e, LLMResponse)]
     compaction = next(e for e in events if isinstance(e, CompactionEvent))
     assert compaction.strategy == "drop_oldest_tools"
     assert compaction.failed is not None and compaction.failed.startswith("summarise failed")
