@@ -81,14 +81,19 @@ def entry(model: str) -> Mapping[str, Any] | None:
     return found if isinstance(found, Mapping) else None
 
 
-def openai_entry(model: str) -> Mapping[str, Any] | None:
-    """The entry for ``openai/<name>``: by that name, else ``<name>`` when the map
-    lists it as an OpenAI model (what ``litellm.get_model_info`` finds for it)."""
+def provider_entry(model: str) -> Mapping[str, Any] | None:
+    """The entry for ``<provider>/<name>``: by that name, else ``<name>`` when the
+    map lists it under that provider (``anthropic/claude-haiku-4-5`` ->
+    ``claude-haiku-4-5``, what ``litellm.get_model_info`` finds for it); ``None``
+    otherwise (a name LiteLLM may still resolve by its own rules)."""
     found = entry(model)
     if found is not None:
         return found
-    bare = entry(model.split("/", 1)[-1])
-    return bare if bare is not None and bare.get("litellm_provider") == "openai" else None
+    provider, slash, name = model.partition("/")
+    if not slash:
+        return None
+    bare = entry(name)
+    return bare if bare is not None and bare.get("litellm_provider") == provider else None
 
 
 def bundled_provider(model: str) -> str | None:
@@ -117,6 +122,6 @@ __all__ = [
     "bundled_provider",
     "entry",
     "is_openai_own_model",
-    "openai_entry",
+    "provider_entry",
     "register",
 ]

@@ -193,13 +193,11 @@ def _rate(model: str, key: str, value: object) -> float:
 
 
 def _price_from_litellm(model: str) -> ModelPrice | None:
-    info: Mapping[str, Any] | None
-    if is_openai_prefixed(model):
-        info = model_map.openai_entry(model)
-        return None if info is None else _price_of(info)
-    info = model_map.entry(model)  # a name the map lists as it is: no LiteLLM import
+    info = model_map.provider_entry(model)  # a name the map lists: no LiteLLM import
     if info is not None:
         return _price_of(info)
+    if is_openai_prefixed(model):
+        return None
     if surely_unroutable(model):  # in the map under no name: LiteLLM has no price either
         return None
     litellm = load_litellm()

@@ -6,10 +6,12 @@ import dataclasses
 import os
 import subprocess
 import sys
+from pathlib import Path
 from types import MappingProxyType, ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
+from fresh_process import fresh_python
 
 from praisonlike.errors import ConfigurationError
 from praisonlike.models import litellm_backend, pricing
@@ -86,12 +88,13 @@ def test_litellm_lookups_are_cached(litellm: ModuleType, monkeypatch: pytest.Mon
 
     monkeypatch.setattr(litellm, "get_model_info", counting)
     monkeypatch.setattr(pricing, "_prices", {})
-    first = resolve_price("anthropic/claude-haiku-4-5")
-    second = resolve_price("anthropic/claude-haiku-4-5")
+    # the map lists gemini-2.5-flash under vertex_ai-language-models: LiteLLM's rule
+    first = resolve_price("vertex_ai/gemini-2.5-flash")
+    second = resolve_price("vertex_ai/gemini-2.5-flash")
     resolve_price("anthropic/claude-9")
     resolve_price("anthropic/claude-9")
     assert first is not None and first == second
-    assert calls == ["anthropic/claude-haiku-4-5", "anthropic/claude-9"]
+    assert calls == ["vertex_ai/gemini-2.5-flash", "anthropic/claude-9"]
 
 
 def test_openai_models_are_priced_from_the_map_without_asking_litellm(
@@ -347,6 +350,54 @@ def test_a_model_litellm_only_guesses_at_has_no_price(model: str) -> None:
 def test_the_bundled_local_models_are_free(model: str) -> None:
     assert resolve_price(model) == ModelPrice(0.0, 0.0, 0.0)
     assert cost_of(model, usage(1000, 1000)) == 0.0
+
+
+def test_provider_prefixed_names_are_priced_from_the_map_as_litellm_prices_them(
+    litellm: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``<provider>/<name>`` for a ``<name>`` the map lists under that provider is read
+    from the map, at the price LiteLLM's own lookup gives, for every such name with
+    token prices (one without, an image model, stays unpriced)."""
+    compared = 0
+    for name, info in list(litellm.model_cost.items()):
+        provider = info.get("litellm_provider") if isinstance(info, dict) else None
+        model = f"{provider}/{name}"
+        if not isinstance(provider, str) or "/" in name or model in litellm.model_cost:
+            continue
+        try:
+            expected = litellm.get_model_info(model)
+        except Exception:
+            continue
+        if expected.get("key") != name:
+            continue
+        monkeypatch.setattr(pricing, "_prices", {})
+        price = resolve_price(model)
+        if not {"input_cost_per_token", "output_cost_per_token"} <= info.keys():
+            assert price is None, model  # unknown: not the 0 LiteLLM's lookup fills in
+            continue
+        rates = (expected["input_cost_per_token"], expected["output_cost_per_token"])
+        assert price is not None, model
+        assert (price.input_per_mtok, price.output_per_mtok) == pytest.approx(
+            (rates[0] * 1e6, rates[1] * 1e6)
+        ), model
+        compared += 1
+    assert compared > 100
+
+
+def test_a_provider_prefixed_name_is_priced_without_importing_litellm(tmp_path: Path) -> None:
+    """``praisonlike models info anthropic/claude-haiku-4-5`` took 7 s for LiteLLM's import."""
+    out = fresh_python(
+        "import sys\n"
+        "from praisonlike.models.pricing import resolve_price\n"
+        "price = resolve_price('anthropic/claude-haiku-4-5')\n"
+        "assert 'litellm' not in sys.modules, 'litellm was imported'\n"
+        "print(price.input_per_mtok, price.output_per_mtok)\n",
+        tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    expected = resolve_price("anthropic/claude-haiku-4-5")
+    assert expected is not None
+    assert out.stdout.split() == [str(expected.input_per_mtok), str(expected.output_per_mtok)]
 
 
 def test_a_model_listed_in_the_map_is_priced_without_importing_litellm() -> None:
