@@ -180,15 +180,14 @@ def assemble_turn(
         started=started_at,
         emit_events=emit_events,
     )
-    execution = spec.execution
     runner = loop.turn_tools(
         registry,
         run_id=run_id,
         deps=spec.deps if options.deps is None else options.deps,
         agent=owner,
         cancel=cancel,
-        tool_timeout=execution.tool_timeout,
-        result_limit=execution.tool_result_limit,
+        tool_timeout=spec.execution.tool_timeout,
+        result_limit=spec.execution.tool_result_limit,
         approver=spec.approval,
         hooks=parts.hooks,
     )
