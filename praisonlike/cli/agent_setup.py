@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from praisonlike.agent.agent import Agent
 from praisonlike.cli.failures import MODEL_HINT, CommandFailed, ExitCode, note_model_origin
+from praisonlike.context.config import ContextConfig
 from praisonlike.errors import ConfigurationError
 from praisonlike.models.config import ExecutionConfig
 from praisonlike.models.model_variables import variable_holding
@@ -173,6 +174,7 @@ def build_agent(args: argparse.Namespace) -> Agent:
         memory = MemoryConfig(store=args.store) if args.store else True
     elif args.store:
         raise CommandFailed("--store needs --session ID", exit_code=ExitCode.USAGE)
+    window = args.context_window
     return Agent(
         instructions=args.instructions,
         llm=llm_settings(args),
@@ -180,5 +182,6 @@ def build_agent(args: argparse.Namespace) -> Agent:
         session_id=args.session,
         memory=memory,
         skills=list(args.skills_dir) or True,
+        context=None if window is None else ContextConfig(max_context_tokens=window),
         execution=ExecutionConfig(interruptible_calls=True),
     )

@@ -148,6 +148,13 @@ def _add_chat(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     chat.add_argument(
         "--instructions", default=DEFAULT_INSTRUCTIONS, help="the agent's instructions"
     )
+    chat.add_argument(
+        "--context-window",
+        type=_token_count,
+        metavar="TOKENS",
+        help="the model's context window, for a model LiteLLM's map does not know "
+        "(default: the map's, else 8192)",
+    )
     chat.add_argument("--session", metavar="ID", help="keep the conversation in session ID")
     chat.add_argument(
         "--store", metavar="PATH", help="session database (default ~/.praisonlike/sessions.db)"
@@ -168,6 +175,17 @@ def _add_chat(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     chat.add_argument(
         "--json", action="store_true", help="print the turn's RunResult as JSON on stdout"
     )
+
+
+def _token_count(text: str) -> int:
+    """``--context-window``: a positive int (argparse turns the error into exit code 2)."""
+    try:
+        tokens = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of tokens: {text!r}") from None
+    if tokens <= 0:
+        raise argparse.ArgumentTypeError(f"{tokens} is not a context window: give a positive int")
+    return tokens
 
 
 def _add_models(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -39,7 +39,8 @@ def context_window(model: str, config: ContextConfig) -> int:
     if first and routable(model):
         warn_at_caller(
             f"context window of model {model!r} is unknown; assuming {DEFAULT_CONTEXT_WINDOW} "
-            "tokens (set ContextConfig.max_context_tokens to override)",
+            "tokens (set ContextConfig.max_context_tokens, or the CLI's --context-window, "
+            "to override)",
             ContextWindowUnknownWarning,
         )
     return DEFAULT_CONTEXT_WINDOW

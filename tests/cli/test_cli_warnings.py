@@ -36,3 +36,25 @@ def test_a_turn_on_a_model_of_unknown_window_still_warns_once(
     assert "fine" in out
     [warning] = lines_with("praisonlike: warning: ", err)
     assert "context window of model 'openai/my-own-model' is unknown" in warning
+    assert "--context-window" in warning
+
+
+def test_context_window_names_the_window_of_a_model_the_map_does_not_know(
+    server: LocalLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.add(Text("fine"))
+    arguments = [*model_args(server, "openai/my-other-model"), "--context-window", "32768"]
+    code, out, err = run_main(["chat", "hi", *arguments], capsys)
+    assert code == 0
+    assert "fine" in out
+    assert not lines_with("praisonlike: warning: ", err)
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "lots"])
+def test_a_context_window_that_is_not_a_positive_int_is_a_usage_error(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run_main(["chat", "hi", "--model", "local", "--context-window", value], capsys)
+    assert exited.value.code == 2
+    assert "--context-window" in capsys.readouterr().err
