@@ -6,7 +6,7 @@ fallback and reflection). The first turn of a session loads its recent
 successful turns as history. After an answered turn the conversation summary
 is updated on a background thread; it never delays or breaks the answer, and
 the next turn's system prompt carries it. ``close()`` waits for it. A summary
-cut at :data:`SUMMARY_MAX_TOKENS` or looping on a phrase is not kept (the
+cut at the model's ``max_tokens`` or looping on a phrase is not kept (the
 previous one stays, and a non-fatal ``error`` event says why).
 
 The session itself (store, loading, recording, background work) is the
@@ -43,11 +43,6 @@ SUMMARY_INSTRUCTIONS = (
 )
 
 
-SUMMARY_MAX_TOKENS = 400
-"""Output-token cap of a summary call (the instructions ask for at most 200 words,
-about 270 tokens). A summary cut at the cap is not kept."""
-
-
 def summary_spec(
     spec: AgentSpec, parts: AgentParts, usage_tracker: UsageTracker, run_id: str
 ) -> TurnSpec:
@@ -65,11 +60,9 @@ def summary_spec(
         summary = named_llm(spec.llm_config, config.summary_model, "summary_model")
         models = [summary, *(m for m in models if m.model != summary.model)]
     limit = spec.execution.max_execution_time
-    cap = min(SUMMARY_MAX_TOKENS, models[0].max_tokens or SUMMARY_MAX_TOKENS)
     return TurnSpec(
         run_id=run_id,
         models=models,
-        call_params={"max_tokens": cap},
         prefix=[],
         new_messages=[],
         tools=[],

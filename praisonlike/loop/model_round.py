@@ -43,18 +43,11 @@ class ModelRounds(ContextRounds):
         request: list[dict[str, Any]] | None = None,
         purpose: str = "answer",
         model: str | LLMConfig | None = None,
-        params: dict[str, Any] | None = None,
     ) -> Generator[Any, Any, ModelReply]:
         """Call the model until it answers. ``request`` (a side call such as a
         judge) is sent as given, without steering, tools or compaction, to
-        ``model`` if given (a configuration, or a model name on this model's settings).
-        ``params`` are the call's own parameters; by default the turn's
-        ``call_params`` for an answer, none for any other purpose."""
+        ``model`` if given (a configuration, or a model name on this model's settings)."""
         spec = self.spec
-        if params is not None:
-            own_params = params
-        else:
-            own_params = spec.call_params if purpose == "answer" else {}
         state = recovery.RecoveryState(model_index=self._model_index)
         emergency = False
         native = spec.tools if spec.tool_mode is ToolMode.NATIVE and request is None else []
@@ -83,11 +76,11 @@ class ModelRounds(ContextRounds):
                 yield from self._budget(verdict)
             if HookPoint.BEFORE_LLM in self._hook_points:
                 send = yield from self._before_llm(send)
-            call_params = dict(own_params)
+            params = dict(spec.call_params) if purpose == "answer" else {}
             if native and not tools_enabled:
-                call_params["tool_choice"] = "none"
+                params["tool_choice"] = "none"
             if self._grammar is not None and request is None and not (native and tools_enabled):
-                call_params = self._grammar.apply(llm, call_params, calls=tools_enabled)
+                params = self._grammar.apply(llm, params, calls=tools_enabled)
             if self._emits:
                 yield LLMRequest(
                     run_id=spec.run_id,
@@ -112,7 +105,7 @@ class ModelRounds(ContextRounds):
                     stream=spec.stream and request is None,
                     iteration=iteration,
                     timeout=self._call_timeout(),
-                    params=call_params,
+                    params=params,
                     hold_back_calls=self._offered if react_stream else None,
                 ),
                 turn_model=model is None,

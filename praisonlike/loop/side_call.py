@@ -32,11 +32,7 @@ class _SideCall(ModelRounds):
         self, messages: list[dict[str, Any]], purpose: str
     ) -> Generator[Any, Any, ModelReply]:
         try:
-            return (
-                yield from self._model_round(
-                    0, request=messages, purpose=purpose, params=self.spec.call_params
-                )
-            )
+            return (yield from self._model_round(0, request=messages, purpose=purpose))
         except Stop as stop:
             raise stop.error from None
 
@@ -50,8 +46,7 @@ def call_outside_turn(
 ) -> ModelReply:
     """Send ``messages`` to ``spec.models`` (the first, then its fallbacks) and return the reply.
 
-    The call carries ``spec.call_params`` (``max_tokens``, say). Blocks,
-    retrying and falling back as ``spec.execution`` says; each event
+    Blocks, retrying and falling back as ``spec.execution`` says; each event
     goes to ``on_event`` as it happens, and the reply's usage is recorded in
     ``spec.accounting``. ``spec.tools``, ``spec.hooks`` and the turn fields
     (prefix, messages, answer check) are ignored.

@@ -193,7 +193,6 @@ def test_a_looping_or_cut_summary_is_not_kept(
     answer_calls = [r for r in server.requests if r not in summary_calls]
     last_prompt = answer_calls[-1].messages[0]["content"]
     assert "The user is called Ada." in last_prompt and "likes tea" not in last_prompt
-    assert [r.body["max_tokens"] for r in summary_calls] == [400, 400, 400]
 
 
 RESUME_SCRIPT = textwrap.dedent("""
