@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 
 from praisonlike.agent.agent import Agent
-from praisonlike.cli.failures import ExitCode, report
+from praisonlike.cli.failures import CommandFailed, ExitCode, report
 from praisonlike.cli.output import Output
 from praisonlike.cli.turn_runner import TurnRunner
 from praisonlike.display import LiveDisplay, format_cost
@@ -67,8 +67,8 @@ def run_session(agent: Agent, output: Output, *, stream: bool, debug: bool) -> E
                 break
             if not prompt.strip():
                 continue
-            _run_turn(runner, prompt, output, stream=stream, debug=debug)
-            output.info(f"session cost: {format_cost(agent.total_cost)}")
+            if _run_turn(runner, prompt, output, stream=stream, debug=debug):
+                output.info(f"session cost: {format_cost(agent.total_cost)}")
     finally:
         runner.close()
     return ExitCode.OK
@@ -76,13 +76,19 @@ def run_session(agent: Agent, output: Output, *, stream: bool, debug: bool) -> E
 
 def _run_turn(
     runner: TurnRunner, prompt: str, output: Output, *, stream: bool, debug: bool
-) -> None:
+) -> bool:
+    """Run the prompt's turn, reporting its failure; False when no turn began (a
+    prompt refused before it, such as a misspelt ``/skill``)."""
     try:
         runner.run(prompt, stream=stream)
     except (RunCancelled, KeyboardInterrupt):
         output.info("turn cancelled")
+    except CommandFailed as refused:
+        report(refused, output, debug=debug)
+        return False
     except Exception as exc:
         report(exc, output, debug=debug)
+    return True
 
 
 def _enable_line_editing() -> None:

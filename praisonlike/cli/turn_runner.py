@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from praisonlike.agent.agent import Agent
+from praisonlike.cli.failures import CommandFailed, ExitCode
 from praisonlike.display import LiveDisplay
 from praisonlike.errors import RunCancelled
 from praisonlike.result import RunResult
@@ -40,8 +41,19 @@ class TurnRunner:
     def run(self, prompt: str, *, stream: bool = True) -> RunResult:
         """Run one turn and return its result.
 
-        Raises the turn's typed error (``RunCancelled`` after Ctrl-C).
+        Raises the turn's typed error (``RunCancelled`` after Ctrl-C), or
+        :class:`CommandFailed` (exit code 2) for a prompt that starts with a
+        misspelt skill (``/haikuu``), before any turn.
         """
+        if prompt.startswith("/"):
+            meant = self.agent.skills.near_invocation(prompt)
+            if meant is not None:
+                typed = prompt.split(maxsplit=1)[0]
+                raise CommandFailed(
+                    f"there is no skill {typed}: did you mean /{meant}? (to send the text "
+                    "as a prompt, start it with a space)",
+                    exit_code=ExitCode.USAGE,
+                )
         self._interrupts = 0
         self._task = self._loop.create_task(self._turn(prompt, stream))
         try:

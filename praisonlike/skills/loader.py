@@ -22,6 +22,7 @@ between two ``---`` lines, then a markdown body. Rules a caller may rely on:
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -148,6 +149,20 @@ class SkillSet:
         if skill is None or not skill.user_invocable:
             return None
         return skill, (match.group("arguments") or "").strip()
+
+    def near_invocation(self, prompt: str) -> str | None:
+        """The user-invocable skill ``prompt`` seems to misspell (``/haikuu rain`` ->
+        ``haiku``): it starts with ``/<name>``, no skill is called ``<name>`` (nor is
+        it a path) and one is close; else ``None``."""
+        match = _INVOCATION.fullmatch(prompt)
+        if match is None or self.parse_invocation(prompt) is not None:
+            return None
+        name = match.group("name")
+        if "/" in name:
+            return None
+        names = [skill.name for skill in self if skill.user_invocable]
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
+        return close[0] if close else None
 
     def model_invocable(self) -> tuple[Skill, ...]:
         """The skills the model may load, sorted by name."""

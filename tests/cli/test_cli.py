@@ -265,6 +265,38 @@ def test_interactive_session_reads_until_end_of_input(
     assert out.count("session cost: unknown") == 2
 
 
+def test_a_misspelt_skill_is_refused_with_the_close_one_before_any_request(
+    server: LocalLLMServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    folder = tmp_path / "skills"
+    write_skill(folder, "haiku", "name: haiku\ndescription: Write a haiku")
+    skills = ["--skills-dir", str(folder)]
+    code, out, err = run_main(["chat", "/haikuu rain", *model_args(server), *skills], capsys)
+    assert code == 2
+    assert error_lines(err) == [
+        "praisonlike: error: there is no skill /haikuu: did you mean /haiku? (to send the "
+        "text as a prompt, start it with a space)"
+    ]
+    assert server.request_count == 0
+
+    server.extend([Text("A path."), Text("Sent as typed."), Text("Rain haiku.")])
+    code, _, _ = run_main(["chat", "/etc/hosts?", *model_args(server), *skills], capsys)
+    assert code == 0
+    code, _, _ = run_main(["chat", " /haikuu rain", *model_args(server), *skills], capsys)
+    assert code == 0
+    assert [r.messages[-1]["content"] for r in server.requests] == ["/etc/hosts?", " /haikuu rain"]
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("/haikuu rain\n/haiku rain\n"))
+    code, out, err = run_main(["chat", *model_args(server), *skills], capsys)
+    assert code == 0
+    assert "did you mean /haiku?" in err
+    assert server.request_count == 3  # only /haiku rain, the session went on
+    assert out.count("session cost:") == 1
+
+
 def test_no_stream_sends_a_plain_request(
     server: LocalLLMServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

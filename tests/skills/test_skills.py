@@ -399,3 +399,16 @@ def test_a_skills_folder_named_that_is_not_there_is_refused_at_construction(
     assert Agent(instructions="x", llm=TestModel(), skills=tmp_path).spec.skill_folders == (
         tmp_path,
     )
+
+
+def test_near_invocation_names_the_skill_a_prompt_misspells(tmp_path: Path) -> None:
+    write_skill(tmp_path, "release-notes", RELEASE_NOTES)
+    write_skill(tmp_path, "alpha", simple("alpha", "user-invocable: false\n"))
+    skills = SkillSet.discover([tmp_path])
+
+    assert skills.near_invocation("/relase-notes 1.2") == "release-notes"
+    assert skills.near_invocation("/release-notes 1.2") is None  # the skill itself
+    assert skills.near_invocation("/alpah") is None  # close only to a skill users cannot invoke
+    assert skills.near_invocation("/etc/release-notes") is None  # a path
+    assert skills.near_invocation("/deploy now") is None  # close to nothing
+    assert skills.near_invocation("release-notes") is None  # no slash
