@@ -83,11 +83,9 @@ def _run_turn(
         runner.run(prompt, stream=stream)
     except (RunCancelled, KeyboardInterrupt):
         output.info("turn cancelled")
-    except CommandFailed as refused:
-        report(refused, output, debug=debug)
-        return False
     except Exception as exc:
         report(exc, output, debug=debug)
+        return not isinstance(exc, CommandFailed)
     return True
 
 

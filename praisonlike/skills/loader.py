@@ -155,12 +155,12 @@ class SkillSet:
         ``haiku``): it starts with ``/<name>``, no skill is called ``<name>`` (nor is
         it a path) and one is close; else ``None``."""
         match = _INVOCATION.fullmatch(prompt)
-        if match is None or self.parse_invocation(prompt) is not None:
+        if match is None or "/" in match.group("name"):
             return None
         name = match.group("name")
-        if "/" in name:
-            return None
         names = [skill.name for skill in self if skill.user_invocable]
+        if name in names:
+            return None
         close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
         return close[0] if close else None
 
