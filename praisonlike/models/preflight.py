@@ -61,6 +61,7 @@ from types import ModuleType
 from typing import Any
 
 from praisonlike.errors import MissingCredentialsError, UnknownModelError
+from praisonlike.models import litellm_backend
 from praisonlike.models.bare_names import (
     bundled_chat_models,
     chat_models,
@@ -68,6 +69,7 @@ from praisonlike.models.bare_names import (
     surely_unroutable,
 )
 from praisonlike.models.config import LLMConfig
+from praisonlike.models.endpoint_probe import check_listening, endpoint_of
 from praisonlike.models.in_process import InProcessModel
 from praisonlike.models.litellm_backend import load_litellm
 from praisonlike.models.model_variables import origin_note
@@ -78,6 +80,7 @@ from praisonlike.models.providers import (
     is_openai_prefixed,
     provider_without_litellm,
 )
+from praisonlike.models.transport import transport_for
 
 MODEL_SPELLING_HINT = (
     "spell it provider/model, e.g. openai/gpt-4o-mini; `praisonlike models info MODEL` "
@@ -108,16 +111,28 @@ def check_call(llm: LLMConfig) -> None:
     transport sends the request; an in-process model needs neither. For an
     explicit ``api_base`` the guard comes first (a refused endpoint is the answer
     whatever the key), for a provider's own endpoint the pre-flight does (a
-    missing key says more).
+    missing key says more); a local server's provider (Ollama) at its default
+    address on this machine is a loopback endpoint to the guard. Until LiteLLM
+    is imported, a call it will send to a server on this machine checks, after
+    the guard, that the server listens (:mod:`~praisonlike.models.endpoint_probe`:
+    ServerNotListening, read as a refused connection), rather than wait for that
+    import to learn it.
     """
     if isinstance(llm, InProcessModel):
         return
     if llm.api_base:
         check_model_request(llm.model, llm.api_base)
+        _check_server(llm)
         check_model(llm)
     else:
         check_model(llm)
-        check_model_request(llm.model, llm.api_base)
+        check_model_request(llm.model, endpoint_of(llm))
+        _check_server(llm)
+
+
+def _check_server(llm: LLMConfig) -> None:
+    if not litellm_backend.imported() and transport_for(llm) == "litellm":
+        check_listening(llm)
 
 
 def check_model(llm: LLMConfig) -> None:
@@ -243,6 +258,8 @@ def _provider(model: str, api_base: str | None, custom_provider: str | None) -> 
 
 
 def _check_variables(model: str, provider: str) -> None:
+    if provider not in KEY_VARIABLES:  # a local server's (LOCAL_SERVER_PROVIDERS): no key
+        return
     accepted, named = KEY_VARIABLES[provider]
     if not any(name in os.environ for name in accepted):
         _refuse_missing(model, list(named))

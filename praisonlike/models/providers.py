@@ -49,6 +49,15 @@ when none is set), as ``litellm.validate_environment`` decides for that provider
 ``<provider>/<name>`` of these is routed to the provider whatever the name, so
 :func:`provider_without_litellm` answers for them."""
 
+LOCAL_SERVER_PROVIDERS: dict[str, tuple[str, str]] = {
+    "ollama": ("OLLAMA_API_BASE", "http://localhost:11434"),
+    "ollama_chat": ("OLLAMA_API_BASE", "http://localhost:11434"),
+    "llamafile": ("LLAMAFILE_API_BASE", "http://127.0.0.1:8080/v1"),
+}
+"""Providers of a server on this machine that takes no key -> (the variable LiteLLM
+reads for its address, the address LiteLLM uses when that is not set either).
+``<provider>/<name>`` of these is routed to the provider whatever the name."""
+
 BARE_NAME_PROVIDERS = frozenset({"anthropic", "openai"})
 """Providers whose models LiteLLM routes by their bare name as its map lists them
 (``gpt-4o-mini``, ``claude-haiku-4-5``); other providers' bare names are
@@ -59,7 +68,8 @@ def provider_without_litellm(model: str) -> str | None:
     """The provider LiteLLM routes ``model`` to, when it is known without importing
     LiteLLM; ``None`` otherwise (ask LiteLLM).
 
-    Known: a ``<provider>/<name>`` of :data:`KEY_VARIABLES`, and a name without
+    Known: a ``<provider>/<name>`` of :data:`KEY_VARIABLES` or
+    :data:`LOCAL_SERVER_PROVIDERS`, and a name without
     a provider prefix (nor a ``:``) of one of :data:`BARE_NAME_PROVIDERS` that
     LiteLLM's bundled model map lists (``gpt-4o-mini``: ``openai``) or that its
     routing rules give that provider (``claude-sonnet-9``: ``anthropic``, see
@@ -73,7 +83,8 @@ def provider_without_litellm(model: str) -> str | None:
         return None
     prefix, slash, rest = model.partition("/")
     if slash:
-        return prefix if prefix in KEY_VARIABLES and rest else None
+        known = prefix in KEY_VARIABLES or prefix in LOCAL_SERVER_PROVIDERS
+        return prefix if known and rest else None
     if ":" in model:
         return None
     provider = model_map.bundled_provider(model) or bare_names.provider_by_rule(model)
