@@ -6,8 +6,9 @@ fallback and reflection). The first turn of a session loads its recent
 successful turns as history. After an answered turn the conversation summary
 is updated on a background thread; it never delays or breaks the answer, and
 the next turn's system prompt carries it. ``close()`` waits for it. A summary
-cut at the model's ``max_tokens`` or looping on a phrase is not kept (the
-previous one stays, and a non-fatal ``error`` event says why).
+cut at the model's ``max_tokens``, looping on a phrase, echoing its request or
+over twice the length asked for is not kept (the previous one stays, and a
+non-fatal ``error`` event says why).
 
 The session itself (store, loading, recording, background work) is the
 :class:`~praisonlike.agent.session.SessionBinding` part; this module holds
@@ -35,12 +36,17 @@ if TYPE_CHECKING:
     from praisonlike.models.usage import UsageTracker
 
 
+SUMMARY_WORDS = 200
+"""The length the summary model is asked to keep to; a summary over twice as long is not kept."""
+
 SUMMARY_INSTRUCTIONS = (
     "You maintain the long-term memory of a conversation between a user and an assistant. "
     "Update the summary with the new exchange: keep facts about the user, decisions, open "
     "tasks and anything needed later; drop small talk. Answer with the updated summary only, "
-    "at most 200 words."
+    f"at most {SUMMARY_WORDS} words."
 )
+CURRENT_LABEL = "Current summary:"
+EXCHANGE_LABEL = "New exchange:"
 
 
 def summary_spec(
@@ -95,7 +101,7 @@ def update_summary(
         {"role": "system", "content": SUMMARY_INSTRUCTIONS},
         {
             "role": "user",
-            "content": f"Current summary:\n{old}\n\nNew exchange:\n"
+            "content": f"{CURRENT_LABEL}\n{old}\n\n{EXCHANGE_LABEL}\n"
             f"User: {query}\nAssistant: {answer}",
         },
     ]
@@ -114,12 +120,11 @@ def update_summary(
             on_event=notify,
         )
         text = reply.content.strip()
-        if not text:
-            raise ValueError("the summary model returned an empty summary")
         if reply.finish_reason == "length":
             raise ValueError("the summary was cut at its token limit; the previous one is kept")
-        if loops_on_a_phrase(text):
-            raise ValueError("the summary model repeated itself; the previous summary is kept")
+        unusable = _unusable(text)
+        if unusable:
+            raise ValueError(unusable)
         parts.session.save_summary(text)
         conversation.set_summary(text)
     except Exception as exc:
@@ -133,6 +138,28 @@ def update_summary(
                 fatal=False,
             ),
         )
+
+
+def _unusable(text: str) -> str | None:
+    """Why ``text`` from the summary model is not kept as the summary; None to keep it.
+
+    Empty, looping on a phrase, echoing the request (its labels: a small model
+    copying its input, which then grows by one exchange a turn), or more than
+    twice :data:`SUMMARY_WORDS` long: each would put into every later prompt
+    text that is not a summary."""
+    if not text:
+        return "the summary model returned an empty summary"
+    if loops_on_a_phrase(text):
+        return "the summary model repeated itself; the previous summary is kept"
+    if CURRENT_LABEL in text or EXCHANGE_LABEL in text:
+        return "the summary model echoed its request; the previous summary is kept"
+    words = len(text.split())
+    if words > 2 * SUMMARY_WORDS:
+        return (
+            f"the summary is {words} words, over twice the {SUMMARY_WORDS} asked for; "
+            "the previous one is kept"
+        )
+    return None
 
 
 def summary_prompt(config: MemoryConfig | None, summary: str | None) -> str:

@@ -12,13 +12,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from praisonlike.cli.failures import ExitCode, model_origin_scope, report
 from praisonlike.cli.output import Output, one_line
-from praisonlike.cli.parser import API_KEY_ENV, build_parser
+from praisonlike.cli.parser import API_KEY_ENV, build_parser, with_default_action
 from praisonlike.context.window import ContextWindowUnknownWarning
 from praisonlike.errors import ConfigurationError
 
@@ -27,7 +28,7 @@ Command = Callable[[argparse.Namespace, Output], ExitCode]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``praisonlike`` with ``argv`` (``sys.argv[1:]`` by default); returns the exit code."""
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(with_default_action(sys.argv[1:] if argv is None else argv))
     secrets = _secrets(args)
     output = Output.create(secrets=secrets)
     with (

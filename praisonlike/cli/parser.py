@@ -1,5 +1,6 @@
 """The command line: ``praisonlike chat | models info | skills list | sessions list/show/delete |
-serve | local status/stop``; ``--debug`` is accepted before or after any of them."""
+serve | local status/stop``; ``--debug`` is accepted before or after any of them, and
+``sessions``, ``skills`` and ``local`` alone list (``local``: show the status)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import argparse
 import difflib
 import os
 import sys
+from collections.abc import Sequence
 from typing import NoReturn
 
 from praisonlike import __version__
@@ -60,13 +62,33 @@ def _debug_everywhere(parser: argparse.ArgumentParser) -> None:
             _debug_flag(sub, top_level=False)
 
 
+DEFAULT_ACTIONS = {"sessions": "list", "skills": "list", "local": "status"}
+"""The action a command runs when the command line names none."""
+
+
+def with_default_action(argv: Sequence[str]) -> list[str]:
+    """``argv`` with the command's default action (:data:`DEFAULT_ACTIONS`) put in
+    when it names none: ``sessions`` is ``sessions list``, ``skills --dir x`` is
+    ``skills list --dir x``, ``local`` is ``local status``; ``sessions -h`` stays
+    the command's help."""
+    words = list(argv)
+    at = next((i for i, word in enumerate(words) if not word.startswith("-")), None)
+    if at is None or words[at] not in DEFAULT_ACTIONS:
+        return words
+    following = words[at + 1 : at + 2]
+    if following and (not following[0].startswith("-") or following[0] in ("-h", "--help")):
+        return words
+    return [*words[: at + 1], DEFAULT_ACTIONS[words[at]], *words[at + 1 :]]
+
+
 class CommandParser(argparse.ArgumentParser):
-    """argparse's parser, more helpful when the command line is wrong: no command prints
-    the whole help (the commands with what they do), and a misspelt option is
-    answered with the close one (``--mdoel`` -> ``did you mean --model?``)."""
+    """argparse's parser, more helpful when the command line is wrong: no command (or
+    no action of a command that needs one, ``models``) prints the help that lists
+    them with what they do, and a misspelt option is answered with the close one
+    (``--mdoel`` -> ``did you mean --model?``)."""
 
     def error(self, message: str) -> NoReturn:
-        if message.endswith("required: COMMAND"):
+        if message.endswith(("required: COMMAND", "required: ACTION")):
             self.print_help(sys.stderr)
             self.exit(2, f"{self.prog}: error: {message}\n")
         prefix = "unrecognized arguments: "

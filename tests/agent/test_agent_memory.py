@@ -153,6 +153,11 @@ def test_failing_summary_model_does_not_affect_the_answer(
 
 
 LOOPING = "The user is Ada and likes tea and the user is Ada and likes tea " * 4
+# what Qwen2.5-0.5B answered to the summary request: its input, copied
+ECHO = (
+    "Current summary:\nThe user is called Ada.\n\nNew exchange:\nUser: I like tea\nAssistant: noted"
+)
+LONG = " ".join(f"Ada mentioned fact number {n}." for n in range(90))  # 450 words
 
 
 @pytest.mark.parametrize(
@@ -160,14 +165,17 @@ LOOPING = "The user is Ada and likes tea and the user is Ada and likes tea " * 4
     [
         (Text(LOOPING), "repeated itself"),
         (Text("The user is called Ada and", finish_reason="length"), "cut at its token limit"),
+        (Text(ECHO), "echoed its request"),
+        (Text(LONG), "450 words, over twice the 200 asked for"),
     ],
-    ids=["looping", "cut"],
+    ids=["looping", "cut", "echo", "long"],
 )
-def test_a_looping_or_cut_summary_is_not_kept(
+def test_a_looping_cut_echoed_or_overlong_summary_is_not_kept(
     server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path, summary: Text, why: str
 ) -> None:
-    """A small model looping on a phrase until the cap would put hundreds of tokens of
-    it into every later prompt: such a summary is refused and the previous one kept."""
+    """A small model looping on a phrase until the cap, or copying its request (which
+    then grows by one exchange a turn), would put hundreds of tokens of it into every
+    later prompt: such a summary is refused and the previous one kept."""
     store = SQLiteStore(tmp_path / "s.db")
     errors: list[Any] = []
     summaries = iter([Text("The user is called Ada."), summary, Text("Ada likes tea.")])

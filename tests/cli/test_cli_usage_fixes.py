@@ -288,3 +288,55 @@ def test_a_misspelt_option_is_answered_with_the_close_one(
     [error] = lines_with("praisonlike: error:", capsys.readouterr().err)
     assert exited.value.code == 2
     assert error.startswith("praisonlike: error: unrecognized arguments: ") and hint in error
+
+
+# -- a command named without its action ---------------------------------------------------
+
+
+@posix_only
+def test_local_alone_shows_the_status(
+    warm_default_model: subprocess.Popen[bytes], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run_main(["local"], capsys)
+    assert code == 0 and DEFAULT_LOCAL_MODEL in out
+    assert (code, out) == run_main(["local", "status"], capsys)[:2]
+    assert warm_default_model.poll() is None
+
+
+def test_sessions_and_skills_alone_list_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from praisonlike.memory import SQLiteStore
+
+    monkeypatch.setenv("COLUMNS", "200")
+    db = tmp_path / "s.db"
+    with SQLiteStore(db) as store:
+        store.ensure_conversation("trip-to-lisbon")
+    skill = tmp_path / "skills" / "haiku"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: haiku\ndescription: Write a haiku.\n---\nWrite a haiku about $ARGUMENTS.\n"
+    )
+
+    code, out, _ = run_main(["sessions", "--store", str(db)], capsys)
+    assert code == 0 and "trip-to-lisbon" in out
+    assert (code, out) == run_main(["sessions", "list", "--store", str(db)], capsys)[:2]
+    code, out, _ = run_main(["--debug", "skills", "--dir", str(tmp_path / "skills")], capsys)
+    assert code == 0 and "Write a haiku." in out
+
+
+def test_a_command_without_its_action_lists_the_actions(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run_main(["models"], capsys)
+    err = capsys.readouterr().err
+    assert exited.value.code == 2
+    assert "context window, prices and features of a model" in err  # info's help line
+    assert err.rstrip().endswith("error: the following arguments are required: ACTION")
+
+    with pytest.raises(SystemExit) as exited:
+        run_main(["sessions", "-h"], capsys)
+    out = capsys.readouterr().out
+    assert exited.value.code == 0
+    assert "list the stored conversations" in out and "delete conversations" in out
