@@ -99,11 +99,15 @@ def is_local_model(model: str) -> bool:
 @functools.lru_cache(maxsize=256)
 def provider_of(model: str) -> str | None:
     """The provider LiteLLM routes ``model`` to (``"openai"`` for ``"gpt-4o-mini"``),
-    ``"local"`` for the bundled model, ``None`` when LiteLLM cannot tell."""
+    ``"local"`` for the bundled model, ``None`` when LiteLLM cannot tell. Imports
+    LiteLLM only for a model :func:`provider_without_litellm` cannot answer."""
     if is_local_model(model):
         return LOCAL_PROVIDER
     if is_openai_prefixed(model):
         return OPENAI_PROVIDER
+    known = provider_without_litellm(model)
+    if known is not None:
+        return known
     from praisonlike.models.litellm_backend import load_litellm
 
     try:

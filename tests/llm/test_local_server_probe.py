@@ -146,3 +146,36 @@ def test_the_network_guard_reads_ollamas_address_too(monkeypatch: pytest.MonkeyP
     with pytest.raises(ModelRequestBlockedError, match=r"http://10\.0\.0\.5:11434"):
         agent.chat("hi")
     assert agent.chat_history == []
+
+
+FALLBACK = """
+import sys
+from praisonlike import Agent
+from praisonlike.errors import APIConnectionError
+moves = []
+agent = Agent(
+    instructions="Answer.",
+    llm={{"model": "ollama/llama3", "api_base": {base!r}}},
+    fallback_models=["ollama/qwen2.5"],
+    on_event=lambda e: moves.append(e) if e.type == "fallback" else None,
+)
+try:
+    agent.chat("hi")
+except APIConnectionError as error:
+    print("error", error.model, error.endpoint)
+print("moves", [(m.from_model, m.to_model, m.reason) for m in moves])
+print("litellm", "litellm" in sys.modules)
+"""
+
+
+def test_a_fallback_on_the_same_local_server_is_resolved_and_probed_without_litellm(
+    tmp_path: Path,
+) -> None:
+    """The fallback named by a string borrows the endpoint of a model of its provider
+    (told without LiteLLM for these providers); it is probed like the primary."""
+    base = f"http://127.0.0.1:{closed_port()}"
+    seen = _lines(FALLBACK.format(base=base), tmp_path)
+
+    assert seen["moves"] == str([("ollama/llama3", "ollama/qwen2.5", "connection")])
+    assert seen["error"] == f"ollama/qwen2.5 {base}"
+    assert seen["litellm"] == "False"
