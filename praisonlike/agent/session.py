@@ -24,6 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from praisonlike._runtime.progress import slow_step
+
 if TYPE_CHECKING:
     from praisonlike._runtime.cancellation import CancelToken
     from praisonlike.agent.conversation import Conversation
@@ -141,11 +143,16 @@ class SessionBinding:
         thread.start()
 
     def wait(self, timeout: float | None = None) -> None:
-        """Block until the background work started so far is done (each for ``timeout``)."""
+        """Block until the background work started so far is done (each for ``timeout``);
+        while it runs, a terminal's stderr shows that the summary is being written
+        (:func:`~praisonlike._runtime.progress.slow_step`)."""
         with self._lock:
-            threads = list(self._threads)
-        for thread in threads:
-            thread.join(timeout)
+            threads = [thread for thread in self._threads if thread.is_alive()]
+        if not threads:
+            return
+        with slow_step("Updating the conversation's summary"):
+            for thread in threads:
+                thread.join(timeout)
 
     def close(self) -> None:
         """Wait for background work and close the store if the binding opened it."""

@@ -203,6 +203,36 @@ def test_a_looping_cut_echoed_or_overlong_summary_is_not_kept(
     assert "The user is called Ada." in last_prompt and "likes tea" not in last_prompt
 
 
+def test_closing_while_the_summary_is_written_says_so_on_a_terminal(
+    server: LocalLLMServer,
+    llm: dict[str, Any],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``close()`` waits for the summary (the CLI's one-shot ``--session`` turn ends
+    there); a terminal's stderr shows what it waits for, and nothing when it waits
+    for nothing."""
+    monkeypatch.setenv("PRAISONLIKE_PROGRESS", "1")  # as on a terminal
+
+    def respond(request: Any) -> Text:
+        if SUMMARY_SYSTEM in request.messages[0]["content"]:
+            time.sleep(0.3)
+            return Text("The user is called Ada.")
+        return Text("noted")
+
+    server.default = respond
+    store = SQLiteStore(tmp_path / "s.db")
+    agent = make_agent(llm, store, memory=MemoryConfig(store=store))
+    agent.chat("My name is Ada")
+    assert capsys.readouterr().err == ""
+    agent.close()
+    assert "Updating the conversation's summary: done in" in capsys.readouterr().err
+    assert store.get_summary("s1") == "The user is called Ada."
+    agent.close()
+    assert capsys.readouterr().err == ""
+
+
 RESUME_SCRIPT = textwrap.dedent("""
     import sys
     from praisonlike import Agent
