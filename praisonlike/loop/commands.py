@@ -85,6 +85,8 @@ class ToolOutcome:
     result: str
     is_error: bool
     latency: float
+    timed_out: bool = False
+    """The tool did not return within its timeout (an error too)."""
 
 
 @dataclass(frozen=True)

@@ -211,6 +211,7 @@ class TurnTools:
             result=result.result,
             is_error=outcome.is_error,
             latency=outcome.latency,
+            timed_out=outcome.timed_out,
         )
 
     # -- steps ---------------------------------------------------------------------
@@ -273,7 +274,7 @@ class TurnTools:
     ) -> ToolOutcome:
         if invoked.timed_out:
             text = f"Error: tool '{prepared.call.name}' timed out after {timeout or 0:.3g}s"
-            return self._error(prepared.call, prepared.arguments, text, started)
+            return self._error(prepared.call, prepared.arguments, text, started, timed_out=True)
         if invoked.error is not None:
             text = tool_exception_message(prepared.call.name, invoked.error)
             return self._error(prepared.call, prepared.arguments, text, started)
@@ -289,7 +290,13 @@ class TurnTools:
         )
 
     def _error(
-        self, call: ToolCall, arguments: dict[str, Any] | str, text: str, started: float
+        self,
+        call: ToolCall,
+        arguments: dict[str, Any] | str,
+        text: str,
+        started: float,
+        *,
+        timed_out: bool = False,
     ) -> ToolOutcome:
         return ToolOutcome(
             call=call,
@@ -297,6 +304,7 @@ class TurnTools:
             result=text,
             is_error=True,
             latency=time.monotonic() - started,
+            timed_out=timed_out,
         )
 
     def _denied(self, prepared: _Prepared, started: float) -> ToolOutcome:

@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
 
-from praisonlike import Agent, RunResult, TerminationReason
+from praisonlike import Agent, ExecutionConfig, RunResult, TerminationReason
 from praisonlike.loop.repeated_calls import (
     MAX_SAME_FAILURES,
     MAX_SAME_RESULTS,
+    MAX_TOOL_TIMEOUTS,
     SAME_RESULT,
     STOP_CALLING,
+    TIMING_OUT,
 )
 from praisonlike.react.grammar import text_grammar
 from praisonlike.testing import Call, LocalLLMServer, Text, ToolCalls
@@ -126,6 +129,74 @@ def test_a_react_turn_says_so_in_the_observation_and_its_last_round_takes_only_t
 def get_time(city: str) -> str:
     """The current local time in a city."""
     return "14:05"
+
+
+def slow_population(city: str) -> str:
+    """Look up the population of a city."""
+    time.sleep(0.5)
+    return "1 million"
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_tool_timing_out_twice_with_any_arguments_ends_tool_use(
+    server: LocalLLMServer, llm: dict[str, Any], way: str
+) -> None:
+    """Each try of a tool that times out costs its whole timeout: what Qwen2.5-0.5B
+    did, calling it for one city after another, ends at the second timeout."""
+    server.extend(
+        [ToolCalls([Call("slow_population", {"city": c})]) for c in ("Lyon", "Nice")]
+        + [Text("The population lookup timed out.")]
+    )
+    agent = Agent(
+        instructions="You look up populations.",
+        llm=llm,
+        tools=[slow_population],
+        execution=ExecutionConfig(tool_timeout=0.05),
+    )
+
+    answer = run(agent, way, "How many people live in Lyon?")
+
+    assert answer == "The population lookup timed out."
+    result = completed(agent)
+    assert [c.arguments for c in result.tool_calls] == [{"city": "Lyon"}, {"city": "Nice"}]
+    assert len(server.requests) == MAX_TOOL_TIMEOUTS + 1
+    final = server.requests[-1]
+    first, second = (m["content"] for m in final.messages if m.get("role") == "tool")
+    assert "timed out" in first and TIMING_OUT not in first
+    assert second.endswith(TIMING_OUT)
+    assert final.body.get("tool_choice") == "none"
+
+
+def test_a_tool_failing_other_ways_with_other_arguments_is_not_stopped_by_timeouts(
+    server: LocalLLMServer, llm: dict[str, Any]
+) -> None:
+    """Only timeouts count across arguments: one timeout, then errors for other
+    arguments, then a success, runs as usual."""
+    calls: list[str] = []
+
+    def population(city: str) -> str:
+        """Look up the population of a city."""
+        calls.append(city)
+        if city == "Lyon":
+            time.sleep(0.5)
+        if city in ("Lyon", "Nice"):
+            raise KeyError(city)
+        return "2 million"
+
+    server.extend(
+        [ToolCalls([Call("population", {"city": c})]) for c in ("Lyon", "Nice", "Paris")]
+        + [Text("Paris has 2 million.")]
+    )
+    agent = Agent(
+        instructions="You look up populations.",
+        llm=llm,
+        tools=[population],
+        execution=ExecutionConfig(tool_timeout=0.1),
+    )
+
+    assert agent.chat("Population of Paris?") == "Paris has 2 million."
+    assert_tool_use_never_ended(server, 4)
+    assert "timed out" in str(server.requests[1].messages)
 
 
 @pytest.mark.parametrize("way", WAYS)
