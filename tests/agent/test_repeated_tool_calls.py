@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -137,21 +138,34 @@ def slow_population(city: str) -> str:
     return "1 million"
 
 
+def population_agent(
+    server: LocalLLMServer,
+    llm: dict[str, Any],
+    tool: Callable[[str], str],
+    cities: list[str],
+    answer: str,
+    timeout: float,
+) -> Agent:
+    """An agent with ``tool`` (timing out after ``timeout``) whose model calls it for
+    each of ``cities`` in turn, then answers ``answer``."""
+    name = tool.__name__
+    server.extend([ToolCalls([Call(name, {"city": c})]) for c in cities] + [Text(answer)])
+    return Agent(
+        instructions="You look up populations.",
+        llm=llm,
+        tools=[tool],
+        execution=ExecutionConfig(tool_timeout=timeout),
+    )
+
+
 @pytest.mark.parametrize("way", WAYS)
 def test_a_tool_timing_out_twice_with_any_arguments_ends_tool_use(
     server: LocalLLMServer, llm: dict[str, Any], way: str
 ) -> None:
     """Each try of a tool that times out costs its whole timeout: what Qwen2.5-0.5B
     did, calling it for one city after another, ends at the second timeout."""
-    server.extend(
-        [ToolCalls([Call("slow_population", {"city": c})]) for c in ("Lyon", "Nice")]
-        + [Text("The population lookup timed out.")]
-    )
-    agent = Agent(
-        instructions="You look up populations.",
-        llm=llm,
-        tools=[slow_population],
-        execution=ExecutionConfig(tool_timeout=0.05),
+    agent = population_agent(
+        server, llm, slow_population, ["Lyon", "Nice"], "The population lookup timed out.", 0.05
     )
 
     answer = run(agent, way, "How many people live in Lyon?")
@@ -183,18 +197,11 @@ def test_a_tool_failing_other_ways_with_other_arguments_is_not_stopped_by_timeou
             raise KeyError(city)
         return "2 million"
 
-    server.extend(
-        [ToolCalls([Call("population", {"city": c})]) for c in ("Lyon", "Nice", "Paris")]
-        + [Text("Paris has 2 million.")]
-    )
-    agent = Agent(
-        instructions="You look up populations.",
-        llm=llm,
-        tools=[population],
-        execution=ExecutionConfig(tool_timeout=0.1),
-    )
+    cities = ["Lyon", "Nice", "Paris"]
+    agent = population_agent(server, llm, population, cities, "Paris has 2 million.", 0.1)
 
     assert agent.chat("Population of Paris?") == "Paris has 2 million."
+    assert calls == cities
     assert_tool_use_never_ended(server, 4)
     assert "timed out" in str(server.requests[1].messages)
 
