@@ -7,7 +7,11 @@ previous call, is the usual one): taking the GIL back can wait a whole switch
 interval (5 ms), a hundred times the encoding itself. A short text is
 therefore split with the encoding's own pattern here and each piece is
 encoded by tiktoken's BPE core, which keeps the GIL; the count is the one
-``encode_ordinary`` gives.
+``encode_ordinary`` gives. The pattern's letter and number classes come from
+the ``regex`` package's Unicode tables here and from Rust's in tiktoken, of
+other Unicode versions, so a text with a code point that Python's own Unicode
+database leaves unassigned (which a newer table may call a letter) is counted
+by ``encode_ordinary`` itself.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+from unicodedata import category
 
 if TYPE_CHECKING:
     from tiktoken import Encoding
@@ -70,7 +75,7 @@ def _counter_for(encoding: Encoding) -> Callable[[str], int]:
     split = pattern.findall
 
     def count(text: str) -> int:
-        if len(text) > SHORT_TEXT:
+        if len(text) > SHORT_TEXT or (not text.isascii() and _has_unassigned(text)):
             return len(encode_ordinary(text))
         try:
             pieces = split(text, concurrent=False)  # regex, too, would release the GIL
@@ -79,6 +84,11 @@ def _counter_for(encoding: Encoding) -> Callable[[str], int]:
             return len(encode_ordinary(text))
 
     return count
+
+
+def _has_unassigned(text: str) -> bool:
+    """Whether ``text`` holds a code point unassigned in Python's Unicode database."""
+    return any(category(character) == "Cn" for character in set(text))
 
 
 def _piece_encoder(encoding: Encoding) -> Callable[[bytes], list[int]] | None:
