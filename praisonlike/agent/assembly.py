@@ -113,7 +113,7 @@ def assemble_turn(
     models = parts.models.for_turn(spec.llm_config, spec.fallback_models)
     primary = models[0]
     parts.session.prepare(
-        conversation, parts.contexts.counter(spec.context_config, primary.model).count_message
+        conversation, parts.contexts.counter(spec.context_config, primary).count_message
     )
     run_id = new_run_id()
     folders = spec.skill_folders
@@ -166,7 +166,7 @@ def assemble_turn(
         max_iterations=spec.max_iterations,
         execution=spec.execution,
         accounting=loop.accounting(usage_tracker, spec.execution, spec.model_prices),
-        context=parts.contexts.for_model(spec.context_config, primary.model),
+        context=parts.contexts.for_model(spec.context_config, primary),
         hooks=parts.hooks,
         prompt=query,
         deadline=None if limit is None else started_at + limit,

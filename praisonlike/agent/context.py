@@ -5,17 +5,26 @@ per model (the window depends on the model), so token counts cached for one
 turn are reused by the next. With ``context=False`` (a spec's
 ``context_config`` of ``None``) requests are sent as they are, but a
 provider's context-window error is still healed by an emergency compaction.
+
+A model sent on the OpenAI wire to a server on this machine
+(:func:`~praisonlike.models.transport.transport_for`) whose window neither the
+configuration nor LiteLLM's map gives is budgeted with the window its server
+lists (:mod:`praisonlike.models.served_window`), asked once when the model's
+manager is made.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from praisonlike.context.config import ContextConfig
+from praisonlike.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from praisonlike.context.seam import AgentContextSeam
     from praisonlike.context.tokens import TokenCounter
+    from praisonlike.models.config import LLMConfig
 
 
 class ContextSeams:
@@ -24,23 +33,50 @@ class ContextSeams:
     def __init__(self) -> None:
         self._seams: dict[str, AgentContextSeam] = {}
 
-    def for_model(self, config: ContextConfig | None, model: str) -> AgentContextSeam:
-        """The seam of ``model`` (``config`` ``None``: budgeting off), made on first use."""
-        seam = self._seams.get(model)
+    def for_model(self, config: ContextConfig | None, llm: LLMConfig) -> AgentContextSeam:
+        """The seam of ``llm``'s model (``config`` ``None``: budgeting off), made on first
+        use. Raises ConfigurationError when the window its server lists leaves no
+        room for ``reserve_output_tokens``."""
+        seam = self._seams.get(llm.model)
         if seam is None:
             from praisonlike.context.manager import ContextManager
             from praisonlike.context.seam import AgentContextSeam
 
-            manager = ContextManager(model, config or ContextConfig(), trust_identity=True)
+            budgeted = _with_served_window(config or ContextConfig(), llm)
+            manager = ContextManager(llm.model, budgeted, trust_identity=True)
             seam = AgentContextSeam(manager, config is not None)
-            self._seams[model] = seam
+            self._seams[llm.model] = seam
         return seam
 
-    def counter(self, config: ContextConfig | None, model: str) -> TokenCounter:
-        """The token counter the context budget of ``model`` uses."""
-        return self.for_model(config, model).counter
+    def counter(self, config: ContextConfig | None, llm: LLMConfig) -> TokenCounter:
+        """The token counter the context budget of ``llm``'s model uses."""
+        return self.for_model(config, llm).counter
 
     def forget_history(self) -> None:
         """Drop what the managers remember of a cleared conversation."""
         for seam in self._seams.values():
             seam.forget_history()
+
+
+def _with_served_window(config: ContextConfig, llm: LLMConfig) -> ContextConfig:
+    """``config`` with the window ``llm``'s server lists, where the module says so."""
+    from praisonlike.context.window import known_context_window
+    from praisonlike.models.served_window import served_context_window
+    from praisonlike.models.transport import transport_for
+
+    if config.max_context_tokens is not None or not llm.api_base:
+        return config
+    if transport_for(llm) != "openai" or known_context_window(llm.model) is not None:
+        return config
+    key = llm.api_key.get_secret_value() if llm.api_key is not None else None
+    size = served_context_window(llm.api_base, key, llm.model)
+    if size is None:
+        return config
+    if size <= config.reserve_output_tokens:
+        raise ConfigurationError(
+            f"the server at {llm.api_base} lists a {size}-token context window for "
+            f"{llm.model!r}, which reserve_output_tokens ({config.reserve_output_tokens}) "
+            "fills: lower ContextConfig.reserve_output_tokens, or start the server with a "
+            "larger context"
+        )
+    return dataclasses.replace(config, max_context_tokens=size)

@@ -77,7 +77,7 @@ def summary_spec(
         max_iterations=1,
         execution=spec.execution,
         accounting=RunAccounting(usage_tracker, spec.execution, spec.model_prices),
-        context=parts.contexts.for_model(spec.context_config, models[0].model),
+        context=parts.contexts.for_model(spec.context_config, models[0]),
         deadline=None if limit is None else time.monotonic() + limit,
     )
 

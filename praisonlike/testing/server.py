@@ -48,7 +48,8 @@ class LocalLLMServer:
     ``default`` (a response or a callable) if one is set, else with a 500
     ``"LocalLLMServer: script exhausted"`` error, which is also appended to
     :attr:`errors`. ``models`` are the names ``GET /v1/models`` lists, along
-    with every model requested so far. ``max_recorded`` bounds
+    with every model requested so far, each with ``context_window`` as its
+    ``max_model_len`` when given (as vLLM lists its window). ``max_recorded`` bounds
     :attr:`requests` to the most recent requests (for soak tests);
     :attr:`request_count` still counts all of them.
 
@@ -63,9 +64,13 @@ class LocalLLMServer:
         default: Response | None = None,
         models: Sequence[str] = ("test-model",),
         max_recorded: int | None = None,
+        context_window: int | None = None,
     ) -> None:
         if max_recorded is not None and max_recorded < 0:
             raise ConfigurationError("max_recorded cannot be negative")
+        if context_window is not None and context_window <= 0:
+            raise ConfigurationError("context_window must be a positive number of tokens")
+        self._context_window = context_window
         self._lock = threading.Lock()
         self._script: deque[Response] = deque(script or ())
         self._default = default
@@ -338,7 +343,13 @@ class LocalLLMServer:
             listing = {
                 "object": "list",
                 "data": [
-                    {"id": name, "object": "model", "created": 0, "owned_by": "praisonlike"}
+                    {
+                        "id": name,
+                        "object": "model",
+                        "created": 0,
+                        "owned_by": "praisonlike",
+                        **({"max_model_len": self._context_window} if self._context_window else {}),
+                    }
                     for name in self.models
                 ],
             }

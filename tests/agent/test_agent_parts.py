@@ -252,11 +252,14 @@ def test_stable_prompt_is_cached_per_spec_and_rebuilt_for_a_replaced_one(tmp_pat
 
 
 def test_context_seams_make_one_seam_per_model() -> None:
+    from praisonlike import LLMConfig
+
     spec, parts = parts_of()
-    seam = parts.contexts.for_model(spec.context_config, "openai/a")
-    assert parts.contexts.for_model(spec.context_config, "openai/a") is seam
-    assert parts.contexts.for_model(spec.context_config, "openai/b") is not seam
-    assert parts.contexts.counter(spec.context_config, "openai/a") is seam.counter
+    a, b = LLMConfig(model="openai/a"), LLMConfig(model="openai/b")
+    seam = parts.contexts.for_model(spec.context_config, a)
+    assert parts.contexts.for_model(spec.context_config, a) is seam
+    assert parts.contexts.for_model(spec.context_config, b) is not seam
+    assert parts.contexts.counter(spec.context_config, a) is seam.counter
 
 
 def test_skills_are_discovered_once_and_combined_with_load_skill(tmp_path: Path) -> None:

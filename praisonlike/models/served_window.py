@@ -1,0 +1,76 @@
+"""Asking a model server on this machine for its context window.
+
+LiteLLM's map knows the windows of providers' models, not of a model served
+by llama.cpp, vLLM or LM Studio under a name of the user's choosing; without
+one the agent assumes a default that may be twice the server's (llama.cpp
+serves 4096 tokens unless told otherwise). Such servers say their window in
+their OpenAI-style model listing (``GET <api_base>/models``): vLLM and SGLang
+as ``max_model_len``, llama.cpp as ``meta.n_ctx``, others as
+``context_length`` or ``max_context_length``.
+
+:func:`served_context_window` asks once, only an endpoint on the loopback (a
+few milliseconds; a remote endpoint is never asked, so nothing leaves the
+machine that the user did not send), and answers None for anything it cannot
+read: no server, no listing, no such field.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Mapping
+from typing import Any
+
+from praisonlike.models.network_guard import is_loopback_url
+
+LOOKUP_TIMEOUT = 2.0
+"""Seconds the listing may take."""
+
+WINDOW_FIELDS = ("max_model_len", "context_length", "max_context_length")
+"""A listed model's window, by the field names servers use (llama.cpp's is ``meta.n_ctx``)."""
+
+
+def served_context_window(api_base: str, api_key: str | None, model: str) -> int | None:
+    """The context window the server at ``api_base`` (on the loopback) lists for
+    ``model`` (its name with or without a provider prefix), or for its only model;
+    None when it cannot be read. Never raises."""
+    if not is_loopback_url(api_base):
+        return None
+    request = urllib.request.Request(f"{api_base.rstrip('/')}/models")
+    if api_key:
+        request.add_header("Authorization", f"Bearer {api_key}")
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(request, timeout=LOOKUP_TIMEOUT) as response:
+            listing = json.loads(response.read())
+    except (OSError, ValueError):
+        return None
+    return window_in_listing(listing, model)
+
+
+def window_in_listing(listing: Any, model: str) -> int | None:
+    """The window a ``/models`` listing gives ``model``: the entry whose ``id`` is
+    the model's name (without its provider prefix, or whole), else the listing's
+    only entry; None when there is no such entry or it names no window."""
+    entries = listing.get("data") if isinstance(listing, Mapping) else None
+    if not isinstance(entries, list):
+        return None
+    models = [entry for entry in entries if isinstance(entry, Mapping)]
+    names = {model, model.split("/", 1)[-1]}
+    chosen = [entry for entry in models if entry.get("id") in names]
+    if not chosen and len(models) == 1:
+        chosen = models
+    if not chosen:
+        return None
+    entry = chosen[0]
+    meta = entry.get("meta")
+    candidates = [entry.get(name) for name in WINDOW_FIELDS]
+    if isinstance(meta, Mapping):
+        candidates.append(meta.get("n_ctx"))
+    for size in candidates:
+        if isinstance(size, int) and not isinstance(size, bool) and size > 0:
+            return size
+    return None
+
+
+__all__ = ["served_context_window", "window_in_listing"]
