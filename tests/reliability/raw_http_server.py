@@ -28,7 +28,11 @@ from praisonlike.testing.wire import (
 Answer = bytes | Callable[[dict[str, Any]], bytes]
 
 
-def _read_request(connection: socket.socket) -> dict[str, Any] | None:
+NOT_FOUND = b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+"""The answer to anything but a POST (an agent's look-up of the server's model listing)."""
+
+
+def _read_request(connection: socket.socket) -> tuple[str, dict[str, Any]] | None:
     data = b""
     while b"\r\n\r\n" not in data:
         piece = connection.recv(65536)
@@ -47,11 +51,13 @@ def _read_request(connection: socket.socket) -> dict[str, Any] | None:
             return None
         body += piece
     parsed = json.loads(body[:length] or b"{}")
-    return parsed if isinstance(parsed, dict) else {}
+    method = head.split(b" ", 1)[0].decode("ascii", "replace")
+    return method, parsed if isinstance(parsed, dict) else {}
 
 
 class RawHTTPServer:
-    """Serves the queued answers in order (then ``default``), one per connection.
+    """Serves the queued answers in order (then ``default``), one per POST connection;
+    any other request is answered 404, neither recorded nor taking an answer.
 
     An answer is bytes, or a callable from the parsed JSON request body to bytes.
     Every response is followed by closing the connection, so a cut response is
@@ -98,8 +104,13 @@ class RawHTTPServer:
                 return
             with connection:
                 try:
-                    body = _read_request(connection)
-                    if body is None:
+                    request = _read_request(connection)
+                    if request is None:
+                        continue
+                    method, body = request
+                    if method != "POST":
+                        connection.sendall(NOT_FOUND)
+                        connection.shutdown(socket.SHUT_RDWR)
                         continue
                     with self._lock:
                         self.bodies.append(body)
