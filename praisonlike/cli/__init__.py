@@ -21,7 +21,7 @@ from praisonlike.cli.failures import ExitCode, model_origin_scope, report
 from praisonlike.cli.output import Output, one_line
 from praisonlike.cli.parser import API_KEY_ENV, build_parser, with_default_action
 from praisonlike.context.window import ContextWindowUnknownWarning
-from praisonlike.errors import ConfigurationError
+from praisonlike.errors import APIConnectionError, ConfigurationError
 
 Command = Callable[[argparse.Namespace, Output], ExitCode]
 
@@ -39,8 +39,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return int(_command(args)(args, output))
         except (Exception, KeyboardInterrupt) as exc:
-            if isinstance(exc, ConfigurationError):
-                held.clear()  # about a model that was never usable: the error says why
+            if isinstance(exc, ConfigurationError | APIConnectionError):
+                held.clear()  # about a model never usable or never reached: the error says why
             return int(report(exc, output, debug=args.debug))
 
 

@@ -1,8 +1,11 @@
 """The ``praisonlike`` command's warnings: one redacted line each on stderr; the
 unknown-context-window warning is held to the end and dropped when the command
-failed on its configuration (the model was never usable)."""
+failed on its configuration (the model was never usable) or could not reach the
+model's server."""
 
 from __future__ import annotations
+
+import socket
 
 import pytest
 from cli_support import lines_with, run_main
@@ -24,6 +27,19 @@ def test_an_unknown_model_is_the_only_line_no_context_window_warning(
     code, _out, err = run_main(["chat", "hi", "--model", "gpt-9-turbo"], capsys)
     assert code == 2
     assert lines_with("praisonlike: error: UnknownModelError: ", err)
+    assert not lines_with("praisonlike: warning: ", err)
+
+
+def test_a_server_not_running_is_the_only_line_no_context_window_warning(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    arguments = ["--model", "openai/my-dead-model", "--api-base", dead, "--api-key", "none"]
+    code, _out, err = run_main(["chat", "hi", *arguments], capsys)
+    assert code == 1
+    assert lines_with("praisonlike: error: APIConnectionError: ", err)
     assert not lines_with("praisonlike: warning: ", err)
 
 
