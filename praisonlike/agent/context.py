@@ -34,15 +34,15 @@ class ContextSeams:
         self._seams: dict[str, AgentContextSeam] = {}
 
     def for_model(self, config: ContextConfig | None, llm: LLMConfig) -> AgentContextSeam:
-        """The seam of ``llm``'s model (``config`` ``None``: budgeting off), made on first
-        use. Raises ConfigurationError when the window its server lists leaves no
-        room for ``reserve_output_tokens``."""
+        """The seam of ``llm``'s model (``config`` ``None``: budgeting off, and no server
+        asked), made on first use. Raises ConfigurationError when the window its
+        server lists leaves no room for ``reserve_output_tokens``."""
         seam = self._seams.get(llm.model)
         if seam is None:
             from praisonlike.context.manager import ContextManager
             from praisonlike.context.seam import AgentContextSeam
 
-            budgeted = _with_served_window(config or ContextConfig(), llm)
+            budgeted = ContextConfig() if config is None else _with_served_window(config, llm)
             manager = ContextManager(llm.model, budgeted, trust_identity=True)
             seam = AgentContextSeam(manager, config is not None)
             self._seams[llm.model] = seam
@@ -61,6 +61,7 @@ class ContextSeams:
 def _with_served_window(config: ContextConfig, llm: LLMConfig) -> ContextConfig:
     """``config`` with the window ``llm``'s server lists, where the module says so."""
     from praisonlike.context.window import known_context_window
+    from praisonlike.models.network_guard import endpoint_label
     from praisonlike.models.served_window import served_context_window
     from praisonlike.models.transport import transport_for
 
@@ -74,7 +75,7 @@ def _with_served_window(config: ContextConfig, llm: LLMConfig) -> ContextConfig:
         return config
     if size <= config.reserve_output_tokens:
         raise ConfigurationError(
-            f"the server at {llm.api_base} lists a {size}-token context window for "
+            f"the server at {endpoint_label(llm.api_base)} lists a {size}-token context window for "
             f"{llm.model!r}, which reserve_output_tokens ({config.reserve_output_tokens}) "
             "fills: lower ContextConfig.reserve_output_tokens, or start the server with a "
             "larger context"
