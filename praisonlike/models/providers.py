@@ -53,6 +53,11 @@ LOCAL_SERVER_PROVIDERS: dict[str, tuple[str, str]] = {
     "ollama": ("OLLAMA_API_BASE", "http://localhost:11434"),
     "ollama_chat": ("OLLAMA_API_BASE", "http://localhost:11434"),
     "llamafile": ("LLAMAFILE_API_BASE", "http://127.0.0.1:8080/v1"),
+    "lemonade": ("LEMONADE_API_BASE", "http://localhost:8000/api/v1"),
+    "docker_model_runner": (
+        "DOCKER_MODEL_RUNNER_API_BASE",
+        "http://localhost:22088/engines/llama.cpp",
+    ),
 }
 """Providers of a server on this machine that takes no key -> (the variable LiteLLM
 reads for its address, the address LiteLLM uses when that is not set either).

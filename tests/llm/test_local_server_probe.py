@@ -129,9 +129,9 @@ def test_the_local_server_providers_are_litellms_keyless_ones_at_its_addresses()
         assert litellm.get_llm_provider(model=model)[1] == provider
         missing = litellm.validate_environment(model=model)["missing_keys"]
         assert not [name for name in missing if name.endswith(("_API_KEY", "_API_TOKEN"))]
-        source = "\n".join(
-            path.read_text() for path in (folder / provider.split("_")[0]).rglob("*.py")
-        )
+        own = folder / provider
+        own = own if own.is_dir() else folder / provider.split("_")[0]  # ollama_chat: ollama/
+        source = "\n".join(path.read_text() for path in own.rglob("*.py"))
         assert f'"{variable}") or "{address}"' in source, provider
 
 
