@@ -14,6 +14,7 @@ empty map when LiteLLM is not installed.
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 from collections.abc import Mapping
@@ -104,10 +105,12 @@ def bundled_provider(model: str) -> str | None:
     return provider if isinstance(provider, str) else None
 
 
+@functools.lru_cache(maxsize=1024)
 def is_openai_own_model(model: str) -> bool:
     """Whether ``openai/<name>`` names one of OpenAI's own models in the map LiteLLM
     ships (``openai/gpt-4o``, ``openai/o3-mini``), not counting models registered
-    in this process (:func:`register`, ``litellm.register_model``)."""
+    in this process (:func:`register`, ``litellm.register_model``). Remembered per
+    model: that map is a file that does not change."""
     bundled = _bundled_map()
     if model in bundled:
         return True

@@ -21,6 +21,7 @@ import urllib.request
 from collections.abc import Mapping
 from typing import Any
 
+from praisonlike._runtime.loopback_http import LOOPBACK_OPENER
 from praisonlike.models.network_guard import is_loopback_url
 
 LOOKUP_TIMEOUT = 2.0
@@ -39,9 +40,8 @@ def served_context_window(api_base: str, api_key: str | None, model: str) -> int
     request = urllib.request.Request(f"{api_base.rstrip('/')}/models")
     if api_key:
         request.add_header("Authorization", f"Bearer {api_key}")
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
-        with opener.open(request, timeout=LOOKUP_TIMEOUT) as response:
+        with LOOPBACK_OPENER.open(request, timeout=LOOKUP_TIMEOUT) as response:
             listing = json.loads(response.read())
     except (OSError, ValueError):
         return None

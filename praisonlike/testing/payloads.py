@@ -7,7 +7,7 @@ can be read (and checked) apart from the networking.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from praisonlike.testing.script import Fault, ReportedUsage, Text, ToolCalls
@@ -91,6 +91,19 @@ def error_json(fault: Fault) -> dict[str, Any]:
             "param": None,
             "code": fault.code,
         }
+    }
+
+
+def models_json(names: Iterable[str], context_window: int | None) -> dict[str, Any]:
+    """A ``GET /v1/models`` listing of ``names``; with ``context_window``, each entry
+    carries it as ``max_model_len``, as vLLM lists its window."""
+    window = {"max_model_len": context_window} if context_window else {}
+    return {
+        "object": "list",
+        "data": [
+            {"id": name, "object": "model", "created": 0, "owned_by": "praisonlike", **window}
+            for name in names
+        ],
     }
 
 

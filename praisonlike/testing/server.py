@@ -23,7 +23,7 @@ from typing import Literal
 
 from praisonlike.errors import ConfigurationError
 from praisonlike.testing.anthropic_payloads import MESSAGES_PATHS
-from praisonlike.testing.payloads import error_json
+from praisonlike.testing.payloads import error_json, models_json
 from praisonlike.testing.playback import PLAYABLE, Playable, Player
 from praisonlike.testing.script import Delay, Fault, RecordedRequest, ReportedUsage, Response
 from praisonlike.testing.wire import BadHttpRequest, HttpRequest, json_response, read_request
@@ -340,19 +340,7 @@ class LocalLLMServer:
         ):
             return await self._chat(request, writer)
         if request.method == "GET" and request.path in MODELS_PATHS:
-            listing = {
-                "object": "list",
-                "data": [
-                    {
-                        "id": name,
-                        "object": "model",
-                        "created": 0,
-                        "owned_by": "praisonlike",
-                        **({"max_model_len": self._context_window} if self._context_window else {}),
-                    }
-                    for name in self.models
-                ],
-            }
+            listing = models_json(self.models, self._context_window)
             writer.write(json_response(200, listing, keep_alive=request.keep_alive))
         else:
             fault = Fault(

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from praisonlike._runtime.loggers import get_logger
+from praisonlike._runtime.loopback_http import LOOPBACK_OPENER
 from praisonlike.models.local import state_file
 from praisonlike.models.local.server import LlamaCppServer
 from praisonlike.models.local.state_file import ServerState
@@ -45,7 +46,6 @@ _COUNTERS = (
     "llamacpp:requests_deferred",
 )
 _IN_PROGRESS = ("llamacpp:requests_processing", "llamacpp:requests_deferred")
-_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def poll_interval(keep_alive: float) -> float:
@@ -61,7 +61,7 @@ def read_metrics(state: ServerState) -> dict[str, float] | None:
         f"{state.base_url}/metrics", headers={"Authorization": f"Bearer {state.token}"}
     )
     try:
-        with _NO_PROXY.open(request, timeout=30) as response:
+        with LOOPBACK_OPENER.open(request, timeout=30) as response:
             text = response.read().decode("utf-8", "replace")
     except (urllib.error.URLError, OSError):
         return None

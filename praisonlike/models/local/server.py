@@ -15,11 +15,11 @@ import json
 import threading
 import time
 import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 from praisonlike._runtime.deprecation import renamed_attributes
+from praisonlike._runtime.loopback_http import LOOPBACK_OPENER
 from praisonlike._runtime.progress import slow_step
 from praisonlike.errors import PraisonlikeError
 from praisonlike.models.config import LLMConfig, Secret
@@ -47,7 +47,6 @@ DEFAULT_REQUEST_TIMEOUT = 120.0
 """Seconds a local model call may take when neither ``LLMConfig.timeout`` nor
 ``ExecutionConfig.timeout`` is set: 512 tokens on 2 busy CPU cores, with room."""
 _LOOPBACK = "127.0.0.1"
-_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 class LocalServerError(PraisonlikeError):
@@ -183,7 +182,7 @@ def _wait_ready(address: str, timeout: float) -> None:
     last_error = "no answer"
     while True:
         try:
-            with _NO_PROXY.open(f"{address}/health", timeout=5) as response:
+            with LOOPBACK_OPENER.open(f"{address}/health", timeout=5) as response:
                 body = json.loads(response.read() or b"{}")
                 if response.status == 200 and body.get("status", "ok") == "ok":
                     return

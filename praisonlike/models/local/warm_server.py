@@ -32,6 +32,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from praisonlike._runtime.loopback_http import LOOPBACK_OPENER
 from praisonlike._runtime.progress import slow_step
 from praisonlike.errors import ConfigurationError
 from praisonlike.models.local import state_file
@@ -44,7 +45,6 @@ DEFAULT_KEEP_ALIVE = 300.0
 """Seconds a warm server stays after its last request and last client process."""
 STOP_TIMEOUT = 15.0
 _UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
-_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 _leases: dict[tuple[str, int], Path] = {}
 _endpoints: dict[str, ServerState] = {}
 _lock = threading.Lock()
@@ -218,7 +218,7 @@ def _answers(state: ServerState, alias: str) -> bool:
         f"{state.base_url}/v1/models", headers={"Authorization": f"Bearer {state.token}"}
     )
     try:
-        with _NO_PROXY.open(request, timeout=30) as response:
+        with LOOPBACK_OPENER.open(request, timeout=30) as response:
             body = json.loads(response.read() or b"{}")
     except (urllib.error.URLError, OSError, ValueError):
         return False
