@@ -1,9 +1,11 @@
 """The interactive session of ``praisonlike chat`` (no prompt given).
 
 A prompt is one line; a line ending with ``\\`` continues on the next one.
-``/exit`` or Ctrl-D leaves. Ctrl-C at the prompt discards what was typed;
-Ctrl-C while a turn runs cancels that turn and the session goes on. Any other
-``/name args`` is sent as it is: the agent runs skills itself. After every turn
+``/exit`` (or ``/quit``) or Ctrl-D leaves, ``/help`` lists the commands and
+skills, ``/clear`` forgets the conversation (:mod:`praisonlike.cli.session_commands`).
+Ctrl-C at the prompt discards what was typed; Ctrl-C while a turn runs cancels
+that turn and the session goes on. Any other ``/name args`` is sent as it is:
+the agent runs skills itself. After every turn
 the session's running cost is shown (``unknown`` when no call had a price).
 """
 
@@ -15,13 +17,13 @@ from collections.abc import Callable
 from praisonlike.agent.agent import Agent
 from praisonlike.cli.failures import CommandFailed, ExitCode, report
 from praisonlike.cli.output import Output
+from praisonlike.cli.session_commands import Handled, run_command
 from praisonlike.cli.turn_runner import TurnRunner
 from praisonlike.display import LiveDisplay, format_cost
 from praisonlike.errors import RunCancelled
 
 PROMPT = "you> "
 CONTINUATION = "...> "
-EXIT_COMMAND = "/exit"
 
 
 def read_prompt(read_line: Callable[[str], str] = input) -> str:
@@ -41,7 +43,8 @@ def read_prompt(read_line: Callable[[str], str] = input) -> str:
 
 
 def run_session(agent: Agent, output: Output, *, stream: bool, debug: bool) -> ExitCode:
-    """Read prompts until ``/exit`` or end of input, running one turn for each."""
+    """Read prompts until ``/exit`` or end of input, running one turn for each (or
+    the session command a line is)."""
     if sys.stdin.isatty():
         _enable_line_editing()
     runner = TurnRunner(
@@ -50,8 +53,8 @@ def run_session(agent: Agent, output: Output, *, stream: bool, debug: bool) -> E
         on_cancel=lambda: output.info("cancelling the turn (Ctrl-C again to abandon it)"),
     )
     output.info(
-        f"praisonlike chat with {agent.llm}. {EXIT_COMMAND} or Ctrl-D leaves, Ctrl-C cancels "
-        "a running turn, a line ending with \\ continues on the next."
+        f"praisonlike chat with {agent.llm}. /help lists the commands, /exit or Ctrl-D "
+        "leaves, Ctrl-C cancels a running turn, a line ending with \\ continues on the next."
     )
     try:
         while True:
@@ -63,15 +66,27 @@ def run_session(agent: Agent, output: Output, *, stream: bool, debug: bool) -> E
             except KeyboardInterrupt:
                 output.info("")
                 continue
-            if prompt.strip() == EXIT_COMMAND:
-                break
             if not prompt.strip():
+                continue
+            handled = _session_command(prompt, agent, output, debug=debug)
+            if handled is Handled.LEAVE:
+                break
+            if handled is not Handled.NOT_A_COMMAND:
                 continue
             if _run_turn(runner, prompt, output, stream=stream, debug=debug):
                 output.info(f"session cost: {format_cost(agent.total_cost)}")
     finally:
         runner.close()
     return ExitCode.OK
+
+
+def _session_command(prompt: str, agent: Agent, output: Output, *, debug: bool) -> Handled | None:
+    """What the session did with ``prompt`` as a command; None when it refused it."""
+    try:
+        return run_command(prompt, agent, output)
+    except CommandFailed as exc:
+        report(exc, output, debug=debug)
+        return None
 
 
 def _run_turn(

@@ -143,7 +143,8 @@ def _add_chat(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="run one turn, or an interactive session when no prompt is given",
         description=(
             "Run one turn with PROMPT, or start an interactive session without it. "
-            "In a session: end a line with \\ to continue it, /exit or Ctrl-D leaves, "
+            "In a session: end a line with \\ to continue it, /help lists the commands "
+            "and skills, /clear forgets the conversation, /exit or Ctrl-D leaves, "
             "Ctrl-C cancels the running turn, /skill args runs a skill."
         ),
     )

@@ -1,0 +1,88 @@
+"""The interactive session's own commands (/help, /clear, /exit, /quit), run through
+``praisonlike chat`` with its input piped in."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+from cli_support import run_main
+
+from praisonlike.testing import LocalLLMServer, Text
+
+
+def _chat(
+    server: LocalLLMServer,
+    lines: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    *extra: str,
+) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
+    args = ["--model", "openai/test-model", "--api-base", server.url, "--api-key", "sk-test"]
+    return run_main(["chat", *args, *extra], capsys)
+
+
+def _skill(folder: Path, name: str, description: str) -> None:
+    (folder / name).mkdir(parents=True)
+    (folder / name / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\n---\nDo {name} with $ARGUMENTS.\n"
+    )
+
+
+def test_help_lists_commands_and_skills_and_quit_leaves_without_a_request(
+    server: LocalLLMServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    skills = tmp_path / "skills"
+    _skill(skills, "greet", "Greet someone warmly")
+    _skill(skills, "clear", "Clear skies forecast")
+    code, out, err = _chat(
+        server, "/help\n/quit\nnever sent\n", capsys, monkeypatch, "--skills-dir", str(skills)
+    )
+    assert code == 0, err
+    assert server.request_count == 0
+    assert "/help lists the commands" in out  # the greeting names it
+    for command in ("/help", "/clear", "/exit", "/quit"):
+        assert any(line.startswith(command + " ") for line in out.splitlines()), command
+    assert "/greet  Greet someone warmly" in out
+    assert "/clear  Clear skies forecast (hidden by the command)" in out
+
+
+def test_clear_forgets_the_conversation_for_the_next_turn(
+    server: LocalLLMServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server.extend([Text("Hello Ada."), Text("You told me: Ada."), Text("I do not know.")])
+    lines = "My name is Ada.\nWhat is my name?\n/clear\nWhat is my name?\n/exit\n"
+    code, out, err = _chat(server, lines, capsys, monkeypatch)
+    assert code == 0, err
+    assert "conversation cleared" in out
+    second, third = server.requests[1].messages, server.requests[2].messages
+    assert [m["content"] for m in second if m["role"] != "system"] == [
+        "My name is Ada.",
+        "Hello Ada.",
+        "What is my name?",
+    ]
+    assert [m["content"] for m in third if m["role"] != "system"] == ["What is my name?"]
+
+
+def test_a_misspelt_command_is_refused_and_the_session_goes_on(
+    server: LocalLLMServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server.extend([Text("Sent as typed."), Text("A path.")])
+    lines = "/exti\n /exti\n/usr/bin/python?\n/exit\n"
+    code, _, err = _chat(server, lines, capsys, monkeypatch)
+    assert code == 0
+    assert (
+        "praisonlike: error: there is no command /exti: did you mean /exit? (/help lists "
+        "the commands; to send the text as a prompt, start it with a space)"
+    ) in err
+    assert [r.messages[-1]["content"] for r in server.requests] == [" /exti", "/usr/bin/python?"]
