@@ -147,9 +147,10 @@ def chat_models(models: Mapping[str, Any]) -> dict[str, str]:
             continue
         if provider in _UNROUTED_PROVIDERS:
             continue
-        bare = name.removeprefix(f"{provider}/")
+        routed = _routed_as(provider)
+        bare = name.removeprefix(f"{provider}/").removeprefix(f"{routed}/")
         if "/" not in name or bare not in known:
-            known[bare] = f"{_routed_as(provider)}/{bare}"
+            known[bare] = f"{routed}/{bare}"
     return known
 
 

@@ -133,6 +133,19 @@ def test_every_suggestion_for_a_misspelt_name_is_a_model_string_litellm_routes()
     assert not unroutable, unroutable[:20]
 
 
+def test_a_suggestion_under_a_providers_own_folder_names_the_provider_once() -> None:
+    """The map lists Vertex AI's Claude models as ``vertex_ai/claude-...`` under the
+    label ``vertex_ai-anthropic_models``: suggested as ``vertex_ai/claude-...``, which
+    LiteLLM sends to Vertex AI as ``claude-...`` (not ``vertex_ai/vertex_ai/...``)."""
+    suggestions = model_suggestions("vertex_ai/claude-3-haikuu")
+    assert suggestions[0] == "vertex_ai/claude-3-haiku"
+    assert all(s.split("/")[0] != s.split("/")[1] for s in suggestions if s.count("/") > 1)
+    litellm = load_litellm()
+    model, provider, _, _ = litellm.get_llm_provider(suggestions[0])
+    assert (provider, model) == ("vertex_ai", "claude-3-haiku")
+    assert "vertex_ai/claude-3-haiku" in model_suggestions("claude-3-haiku")
+
+
 def test_litellm_refuses_a_known_providers_prefix_in_other_letter_case() -> None:
     """What the pre-flight refuses without LiteLLM (``OpenAI/gpt-4o``), LiteLLM refuses."""
     from praisonlike.models.providers import KEY_VARIABLES
