@@ -8,17 +8,20 @@ their OpenAI-style model listing (``GET <api_base>/models``): vLLM and SGLang
 as ``max_model_len``, llama.cpp as ``meta.n_ctx``, others as
 ``context_length`` or ``max_context_length``.
 
-:func:`served_context_window` asks once, only an endpoint on the loopback (a
-few milliseconds; a remote endpoint is never asked, so nothing leaves the
-machine that the user did not send), and answers None for anything it cannot
-read: no server, no listing, no such field.
+:func:`served_context_window` asks only an endpoint on the loopback (a few
+milliseconds; a remote endpoint is never asked, so nothing leaves the machine
+that the user did not send). Its :class:`ServedWindow` tells a server's answer
+(a window, or none listed) from no answer (nothing listening yet, a timeout, a
+server still loading), which is worth asking again later.
 """
 
 from __future__ import annotations
 
 import json
+import urllib.error
 import urllib.request
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from praisonlike._runtime.loopback_http import LOOPBACK_OPENER
@@ -31,21 +34,36 @@ WINDOW_FIELDS = ("max_model_len", "context_length", "max_context_length")
 """A listed model's window, by the field names servers use (llama.cpp's is ``meta.n_ctx``)."""
 
 
-def served_context_window(api_base: str, api_key: str | None, model: str) -> int | None:
+@dataclass(frozen=True)
+class ServedWindow:
+    """What a server's model listing said of a model's context window."""
+
+    window: int | None
+    """The window in tokens; None when the listing names none (or there was no answer)."""
+    answered: bool
+    """False when no server answered (none listening, a timeout, a 5xx such as a
+    llama.cpp server still loading its model): ask again later."""
+
+
+def served_context_window(api_base: str, api_key: str | None, model: str) -> ServedWindow:
     """The context window the server at ``api_base`` (on the loopback) lists for
-    ``model`` (its name with or without a provider prefix), or for its only model;
-    None when it cannot be read. Never raises."""
+    ``model`` (its name with or without a provider prefix), or for its only model.
+    A remote ``api_base`` is not asked (answered, no window). Never raises."""
     if not is_loopback_url(api_base):
-        return None
+        return ServedWindow(None, answered=True)
     request = urllib.request.Request(f"{api_base.rstrip('/')}/models")
     if api_key:
         request.add_header("Authorization", f"Bearer {api_key}")
     try:
         with LOOPBACK_OPENER.open(request, timeout=LOOKUP_TIMEOUT) as response:
             listing = json.loads(response.read())
-    except (OSError, ValueError):
-        return None
-    return window_in_listing(listing, model)
+    except urllib.error.HTTPError as error:
+        return ServedWindow(None, answered=error.code < 500)
+    except OSError:
+        return ServedWindow(None, answered=False)
+    except ValueError:
+        return ServedWindow(None, answered=True)
+    return ServedWindow(window_in_listing(listing, model), answered=True)
 
 
 def window_in_listing(listing: Any, model: str) -> int | None:
@@ -73,4 +91,4 @@ def window_in_listing(listing: Any, model: str) -> int | None:
     return None
 
 
-__all__ = ["served_context_window", "window_in_listing"]
+__all__ = ["ServedWindow", "served_context_window", "window_in_listing"]

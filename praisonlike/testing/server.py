@@ -51,7 +51,8 @@ class LocalLLMServer:
     with every model requested so far, each with ``context_window`` as its
     ``max_model_len`` when given (as vLLM lists its window). ``max_recorded`` bounds
     :attr:`requests` to the most recent requests (for soak tests);
-    :attr:`request_count` still counts all of them.
+    :attr:`request_count` still counts all of them. ``port`` binds that port
+    instead of a free one (a server that comes back where a client expects it).
 
     All methods and properties are thread-safe. Response callables run on the
     server's event loop: they must not block (use :class:`Delay` to wait).
@@ -65,12 +66,14 @@ class LocalLLMServer:
         models: Sequence[str] = ("test-model",),
         max_recorded: int | None = None,
         context_window: int | None = None,
+        port: int = 0,
     ) -> None:
         if max_recorded is not None and max_recorded < 0:
             raise ConfigurationError("max_recorded cannot be negative")
         if context_window is not None and context_window <= 0:
             raise ConfigurationError("context_window must be a positive number of tokens")
         self._context_window = context_window
+        self._requested_port = port
         self._lock = threading.Lock()
         self._script: deque[Response] = deque(script or ())
         self._default = default
@@ -93,7 +96,8 @@ class LocalLLMServer:
     # -- lifecycle -----------------------------------------------------------------
 
     def start(self) -> LocalLLMServer:
-        """Bind a free port and start serving; returns ``self`` once it accepts connections."""
+        """Bind the port (a free one by default) and start serving; returns ``self``
+        once it accepts connections."""
         if self._thread is not None:
             raise ConfigurationError("LocalLLMServer is already running")
         ready = threading.Event()
@@ -274,7 +278,7 @@ class LocalLLMServer:
         asyncio.set_event_loop(loop)
         try:
             server = loop.run_until_complete(
-                asyncio.start_server(self._handle, HOST, 0, backlog=BACKLOG)
+                asyncio.start_server(self._handle, HOST, self._requested_port, backlog=BACKLOG)
             )
         except BaseException as exc:
             self._startup_error = exc

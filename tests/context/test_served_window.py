@@ -5,15 +5,24 @@ with the context window its server lists (vLLM's ``max_model_len``, llama.cpp's
 from __future__ import annotations
 
 import itertools
+import json
+import threading
+import time
 import warnings
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
 from praisonlike import Agent
+from praisonlike.agent.context import ASK_AGAIN_AFTER
 from praisonlike.context.window import ContextWindowUnknownWarning
-from praisonlike.errors import ConfigurationError
-from praisonlike.models.served_window import window_in_listing
+from praisonlike.errors import APIConnectionError, ConfigurationError
+from praisonlike.models.served_window import (
+    ServedWindow,
+    served_context_window,
+    window_in_listing,
+)
 from praisonlike.testing import LocalLLMServer, Text
 
 _names = itertools.count()
@@ -67,6 +76,33 @@ def test_a_listed_window_the_output_reserve_fills_is_a_configuration_error() -> 
     assert agent.chat_history == []
 
 
+def test_a_server_down_at_the_first_turn_is_asked_again_once_it_listens() -> None:
+    """The window is not settled by a server that did not answer: started after the
+    agent's first (failed) turn, it still budgets the turns that follow."""
+    with LocalLLMServer() as gone:
+        port = gone.port  # free again once it stops
+    model = f"notes-{next(_names)}"
+    llm = {"model": f"openai/{model}", "api_base": f"http://127.0.0.1:{port}/v1", "api_key": "none"}
+    agent = Agent(instructions="You take notes.", llm=llm)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContextWindowUnknownWarning)
+        with pytest.raises(APIConnectionError):
+            agent.chat("Note: the server is not up yet.")
+    assert agent.chat_history == []
+
+    time.sleep(ASK_AGAIN_AFTER)
+    with LocalLLMServer(default=Text("Noted."), context_window=2048, port=port) as server:
+        compactions = [
+            event
+            for turn in range(4)
+            for event in agent.stream_events(f"Note {turn}: {PARAGRAPH}")
+            if event.type == "compaction"
+        ]
+        last = server.requests[-1]
+    assert compactions, "the 2048-token window the server lists was not used"
+    assert "Note 0:" not in str(last.messages)
+
+
 # Listings as servers write them (llama.cpp's is from the bundled local model's server).
 LLAMA_CPP = {
     "object": "list",
@@ -108,3 +144,45 @@ def test_the_window_is_read_from_each_servers_listing(
     listing: Any, model: str, window: int | None
 ) -> None:
     assert window_in_listing(listing, model) == window
+
+
+class _Listing(BaseHTTPRequestHandler):
+    """``GET /v1/models`` answered with the status the path's last part names."""
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        status = int(self.path.split("/")[-2])
+        body = json.dumps(LLAMA_CPP if status == 200 else {"error": "loading"}).encode()
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        return None
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        (200, ServedWindow(4096, answered=True)),
+        (404, ServedWindow(None, answered=True)),  # no listing: the server's answer
+        (401, ServedWindow(None, answered=True)),
+        (503, ServedWindow(None, answered=False)),  # llama.cpp loading its model
+    ],
+)
+def test_a_listing_is_an_answer_and_a_server_error_is_not(
+    status: int, expected: ServedWindow
+) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Listing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/{status}"
+        assert served_context_window(base, None, "openai/qwen2.5-coder-0.5b") == expected
+    finally:
+        server.shutdown()
+        server.server_close()
+    refused = served_context_window(base, None, "openai/qwen2.5-coder-0.5b")
+    assert refused == ServedWindow(None, answered=False)
+    remote = served_context_window("https://api.example.com/v1", None, "openai/m")
+    assert remote == ServedWindow(None, answered=True)  # never asked
