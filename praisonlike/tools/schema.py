@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
 from praisonlike.errors import ConfigurationError, ToolError
@@ -264,9 +264,34 @@ def build_argument_schema(
             tool_name, model, parameters, context_parameter, positional, var_positional, reserved
         )
     except Exception as exc:
+        culprit = _undescribable(fields, parameters)
+        if culprit is not None:
+            name, annotation = culprit
+            raise ConfigurationError(
+                f"tool '{tool_name}': parameter '{name}' is annotated "
+                f"{_type_name(annotation)}, which has no JSON schema: annotate it with a "
+                "JSON type (str, int, float, bool, list[...], dict[str, ...]), an Enum, a "
+                "Literal, a dataclass, a TypedDict or a pydantic model"
+            ) from exc
         raise ConfigurationError(
             f"cannot build the argument schema of tool '{tool_name}': {exc}"
         ) from exc
+
+
+def _undescribable(fields: dict[str, Any], parameters: list[_Parameter]) -> tuple[str, Any] | None:
+    """The first parameter whose annotation pydantic cannot give a JSON schema, with it."""
+    for parameter in parameters:
+        annotation = fields[parameter.field][0]
+        try:
+            TypeAdapter(annotation).json_schema()
+        except Exception:
+            return parameter.name, annotation
+    return None
+
+
+def _type_name(annotation: Any) -> str:
+    plain_class = isinstance(annotation, type) and get_origin(annotation) is None
+    return annotation.__name__ if plain_class else repr(annotation)
 
 
 def _base_model(tool_name: str, extras: Any) -> type[BaseModel]:

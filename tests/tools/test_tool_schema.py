@@ -10,7 +10,9 @@ from typing import Annotated, Any, Literal, Optional, Union
 import pytest
 from pydantic import BaseModel, Field
 
+from praisonlike import Agent
 from praisonlike.errors import ConfigurationError
+from praisonlike.testing import LocalLLMServer
 from praisonlike.tools import FunctionTool, RunContext, tool
 
 
@@ -330,11 +332,32 @@ def test_unsupported_type_raises_configuration_error_naming_tool():
         pass
 
     @tool
-    def f(x: Opaque) -> None:
+    def f(n: int, x: Opaque) -> None:
         """F."""
 
-    with pytest.raises(ConfigurationError, match="tool 'f'"):
+    with pytest.raises(ConfigurationError) as raised:
         f.openai_schema()
+    assert str(raised.value).startswith(
+        "tool 'f': parameter 'x' is annotated Opaque, which has no JSON schema: annotate it "
+        "with a JSON type (str, int, float, bool, list[...], dict[str, ...]), an Enum,"
+    )
+
+
+def test_a_tool_without_a_json_schema_fails_the_turn_before_any_request(
+    server: LocalLLMServer,
+) -> None:
+    class Opaque:
+        pass
+
+    def lookup(query: str, items: dict[str, Opaque]) -> str:
+        """Look something up."""
+        return query
+
+    agent = Agent(instructions="You look things up.", llm=server.llm_config(), tools=[lookup])
+    with pytest.raises(ConfigurationError, match=r"parameter 'items' is annotated dict\[str, "):
+        agent.chat("find it")
+    assert server.request_count == 0
+    assert agent.chat_history == []
 
 
 def test_invalid_names_are_rejected():
