@@ -290,8 +290,12 @@ def _undescribable(fields: dict[str, Any], parameters: list[_Parameter]) -> tupl
 
 
 def _type_name(annotation: Any) -> str:
+    """``annotation`` as written in code: ``dict[str, Opaque]``, without module paths."""
     plain_class = isinstance(annotation, type) and get_origin(annotation) is None
-    return annotation.__name__ if plain_class else repr(annotation)
+    return annotation.__name__ if plain_class else _QUALIFIER.sub("", repr(annotation))
+
+
+_QUALIFIER = re.compile(r"[\w.<>]+\.(?=\w)")
 
 
 def _base_model(tool_name: str, extras: Any) -> type[BaseModel]:
