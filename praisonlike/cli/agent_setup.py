@@ -20,7 +20,7 @@ from praisonlike.models.config import ExecutionConfig
 from praisonlike.models.model_variables import variable_holding
 
 
-def import_target(spec: str, label: str, example: str) -> Any:
+def import_target(spec: str, label: str, example: str, wanted: type | None = None) -> Any:
     """The object ``module:attribute`` names (``attribute`` may be dotted).
 
     ``module`` is a module name or the path of a ``.py`` file
@@ -29,14 +29,16 @@ def import_target(spec: str, label: str, example: str) -> Any:
     importable too, for its imports of its neighbours. ``label`` starts each
     error message (``"--tool 'x:y'"``) and ``example`` shows the expected form.
     Raises :class:`CommandFailed` (exit code 2) when the spec is malformed, the
-    module cannot be imported or the attribute is missing (naming close ones).
+    module cannot be imported or the attribute is missing (naming close ones:
+    with ``wanted``, the module's instances of that class).
     """
     module_name, colon, attribute = spec.rpartition(":")
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     if not colon or not module_name or not attribute:
         raise CommandFailed(
-            f"{label}: expected {example}{_what_it_defines(spec)}", exit_code=ExitCode.USAGE
+            f"{label}: expected {example}{_what_it_defines(spec, wanted)}",
+            exit_code=ExitCode.USAGE,
         )
     try:
         target: Any = _import(module_name)
@@ -47,7 +49,7 @@ def import_target(spec: str, label: str, example: str) -> Any:
         ) from exc
     for part in attribute.split("."):
         if not hasattr(target, part):
-            names = [n for n in dir(target) if not n.startswith("_")]
+            names = _instances(target, wanted) or [n for n in dir(target) if not n.startswith("_")]
             close = difflib.get_close_matches(part, names, n=3)
             hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
             raise CommandFailed(
@@ -58,9 +60,10 @@ def import_target(spec: str, label: str, example: str) -> Any:
     return target
 
 
-def _what_it_defines(spec: str) -> str:
+def _what_it_defines(spec: str, wanted: type | None) -> str:
     """For a module or file given without ``:NAME``, the names it defines to pick
-    from (``; tools.py defines add, search``); empty when it cannot be imported."""
+    from (``; tools.py defines add, search``), or with ``wanted`` its instances of
+    that class (``; myapp has agent``); empty when it cannot be imported."""
     module_name = spec.rstrip(":")
     if not module_name or ":" in module_name:
         return ""
@@ -70,6 +73,11 @@ def _what_it_defines(spec: str) -> str:
         module = _import(module_name)
     except Exception:
         return ""
+    if wanted is not None:
+        found = _instances(module, wanted)
+        if not found:
+            return f"; {module_name} has no {wanted.__name__} at its top level"
+        return f"; {module_name} has {', '.join(found[:10])}: e.g. {module_name}:{found[0]}"
     names = [
         name
         for name, value in vars(module).items()
@@ -78,6 +86,17 @@ def _what_it_defines(spec: str) -> str:
     if not names:
         return f"; {module_name} defines no function or class of its own"
     return f"; {module_name} defines {', '.join(names[:10])}: e.g. {module_name}:{names[0]}"
+
+
+def _instances(namespace: Any, wanted: type | None) -> list[str]:
+    """The public names in ``namespace`` bound to instances of ``wanted``."""
+    if wanted is None:
+        return []
+    return [
+        name
+        for name in dir(namespace)
+        if not name.startswith("_") and isinstance(getattr(namespace, name, None), wanted)
+    ]
 
 
 def _import(module: str) -> Any:

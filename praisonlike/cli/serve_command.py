@@ -215,7 +215,9 @@ def _load_agent(spec: str) -> Any:
     from praisonlike.agent.agent import Agent
     from praisonlike.cli.agent_setup import import_target
 
-    target = import_target(spec, repr(spec), "MODULE:AGENT or FILE.py:AGENT, e.g. myapp:agent")
+    target = import_target(
+        spec, repr(spec), "MODULE:AGENT or FILE.py:AGENT, e.g. myapp:agent", wanted=Agent
+    )
     if not isinstance(target, Agent):
         raise CommandFailed(
             f"{spec!r} is a {type(target).__name__}, not an Agent", exit_code=ExitCode.USAGE

@@ -173,6 +173,24 @@ def test_a_target_that_is_not_an_agent_or_missing_is_a_usage_error(tmp_path: Pat
     assert "MODULE:AGENT" in neither.stderr
 
 
+def test_a_target_without_its_agent_names_the_agents_the_module_has(tmp_path: Path) -> None:
+    (tmp_path / "desk.py").write_text(
+        "from praisonlike import Agent\n"
+        "def helper(): pass\n"
+        "support = Agent(instructions='You help.', llm='openai/test-model')\n"
+        "sales = Agent(instructions='You sell.', llm='openai/test-model')\n"
+    )
+    (tmp_path / "plain.py").write_text("def helper(): pass\n")
+    bare, misspelt, none = run(tmp_path, "desk"), run(tmp_path, "desk:sale"), run(tmp_path, "plain")
+    assert (bare.returncode, misspelt.returncode, none.returncode) == (2, 2, 2)
+    assert bare.stderr.strip() == (
+        "praisonlike: error: 'desk': expected MODULE:AGENT or FILE.py:AGENT, e.g. myapp:agent; "
+        "desk has sales, support: e.g. desk:sales"
+    )
+    assert "'desk' has no attribute 'sale' (did you mean 'sales'?)" in misspelt.stderr
+    assert "plain has no Agent at its top level" in none.stderr
+
+
 class StartedServe:
     """``praisonlike serve`` in a subprocess, its stderr read line by line on a thread."""
 
