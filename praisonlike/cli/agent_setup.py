@@ -168,12 +168,17 @@ def choose_model(model: str | None) -> str:
 
 
 def llm_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``llm=`` dict: the model, and the base URL and key when given."""
+    """The ``llm=`` dict: the model, and the base URL, key, output cap and temperature
+    when given."""
     settings: dict[str, Any] = {"model": choose_model(args.model)}
     if args.api_base:
         settings["api_base"] = args.api_base
     if args.api_key:
         settings["api_key"] = args.api_key
+    if args.max_tokens is not None:
+        settings["max_tokens"] = args.max_tokens
+    if args.temperature is not None:
+        settings["temperature"] = args.temperature
     return settings
 
 

@@ -8,7 +8,7 @@ from praisonlike.cli.agent_setup import build_agent
 from praisonlike.cli.failures import CommandFailed, ExitCode
 from praisonlike.cli.interactive import run_session
 from praisonlike.cli.output import Output
-from praisonlike.cli.turn_runner import TurnRunner
+from praisonlike.cli.turn_runner import TurnRunner, cut_short_hint
 from praisonlike.display import LiveDisplay
 from praisonlike.errors import PraisonlikeError
 
@@ -39,6 +39,9 @@ def run_chat(args: argparse.Namespace, output: Output) -> ExitCode:
             runner.close()
         if args.json:
             output.raw(result.model_dump_json())
+        hint = cut_short_hint(result)
+        if hint:
+            output.hint(hint)
         return ExitCode.OK
     finally:
         agent.close()

@@ -18,7 +18,7 @@ from praisonlike.agent.agent import Agent
 from praisonlike.cli.failures import CommandFailed, ExitCode, report
 from praisonlike.cli.output import Output
 from praisonlike.cli.session_commands import Handled, run_command
-from praisonlike.cli.turn_runner import TurnRunner
+from praisonlike.cli.turn_runner import TurnRunner, cut_short_hint
 from praisonlike.display import LiveDisplay, format_cost
 from praisonlike.errors import RunCancelled
 
@@ -95,7 +95,9 @@ def _run_turn(
     """Run the prompt's turn, reporting its failure; False when no turn began (a
     prompt refused before it, such as a misspelt ``/skill``)."""
     try:
-        runner.run(prompt, stream=stream)
+        hint = cut_short_hint(runner.run(prompt, stream=stream))
+        if hint:
+            output.hint(hint)
     except (RunCancelled, KeyboardInterrupt):
         output.info("turn cancelled")
     except Exception as exc:

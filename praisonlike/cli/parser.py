@@ -178,6 +178,19 @@ def _add_chat(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="the model's context window, for a model LiteLLM's map does not know "
         "(default: the map's, else 8192)",
     )
+    chat.add_argument(
+        "--max-tokens",
+        type=_output_tokens,
+        metavar="TOKENS",
+        help="cap each answer at this many tokens (default: the provider's; 512 on local models)",
+    )
+    chat.add_argument(
+        "--temperature",
+        type=_temperature,
+        metavar="T",
+        help="sampling temperature, 0 for the most likely words (default: the provider's; "
+        "0 on local models)",
+    )
     chat.add_argument("--session", metavar="ID", help="keep the conversation in session ID")
     chat.add_argument(
         "--store", metavar="PATH", help="session database (default ~/.praisonlike/sessions.db)"
@@ -209,6 +222,28 @@ def _token_count(text: str) -> int:
     if tokens <= 0:
         raise argparse.ArgumentTypeError(f"{tokens} is not a context window: give a positive int")
     return tokens
+
+
+def _output_tokens(text: str) -> int:
+    """``--max-tokens``: a positive int."""
+    try:
+        tokens = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of tokens: {text!r}") from None
+    if tokens <= 0:
+        raise argparse.ArgumentTypeError(f"{tokens} tokens: give a positive int")
+    return tokens
+
+
+def _temperature(text: str) -> float:
+    """``--temperature``: a number >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a temperature: give a number >= 0")
+    return value
 
 
 def _add_models(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

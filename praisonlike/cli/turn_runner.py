@@ -21,8 +21,18 @@ from praisonlike.cli.failures import CommandFailed, ExitCode
 from praisonlike.display import LiveDisplay
 from praisonlike.errors import RunCancelled
 from praisonlike.result import RunResult
+from praisonlike.run_enums import TerminationReason
 
 CANCEL_REASON = "cancelled by Ctrl-C"
+CUT_SHORT_HINT = (
+    "the answer was cut at the model's output limit: --max-tokens raises it "
+    "(up to what the model allows)"
+)
+
+
+def cut_short_hint(result: RunResult) -> str | None:
+    """What to do about a turn whose answer hit the output-token cap; None for any other."""
+    return CUT_SHORT_HINT if result.termination_reason is TerminationReason.LENGTH else None
 
 
 class TurnRunner:
