@@ -112,6 +112,7 @@ class ModelRounds(ContextRounds):
             )
             if isinstance(outcome, ModelReply):
                 yield from self._answered(outcome, iteration, purpose)
+                self._check_stop()  # a stop that came while the call was waited for
                 return outcome
             if outcome.cut_short is not None:
                 spec.accounting.record_cut_short(

@@ -334,16 +334,21 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
+@pytest.mark.parametrize("reply", ["tool call", "final answer"])
 @pytest.mark.parametrize("way", ["chat", "iter_stream"])
 def test_a_call_on_the_callers_thread_is_cancelled_when_it_returns(
-    server: LocalLLMServer, way: str
+    server: LocalLLMServer, way: str, reply: str
 ) -> None:
     """By default (``interruptible_calls=False``) the call in flight is waited for (under
     ``chat`` its usage is counted; a stream stops at its first chunk), and the
-    turn then ends cancelled, without running the tool or a second request."""
+    turn then ends cancelled, without running the tool or a second request; a
+    final answer that arrives after the cancel is not the turn's answer either."""
     agent = make_agent(server, [add])
     before = primed(agent, server)
-    server.add(Delay(0.5, ToolCalls([Call("add", {"a": 1, "b": 2})])))
+    late = (
+        Text("too late") if reply == "final answer" else ToolCalls([Call("add", {"a": 1, "b": 2})])
+    )
+    server.add(Delay(0.5, late))
     server.add(Text("never sent"))
     when(lambda: server.request_count == 1, agent.cancel)
 
