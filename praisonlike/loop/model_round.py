@@ -27,6 +27,7 @@ from praisonlike.loop.stop import deadline_error, past
 from praisonlike.models.capabilities import model_features
 from praisonlike.models.config import LLMConfig
 from praisonlike.models.error_classification import classify_llm_error, to_llm_error
+from praisonlike.models.local.sampling import for_text_reply
 from praisonlike.result import TerminationReason, ToolMode
 
 __all__ = ["HookAnswered", "ModelRounds", "Stop"]
@@ -81,6 +82,8 @@ class ModelRounds(ContextRounds):
                 params["tool_choice"] = "none"
             if self._grammar is not None and request is None and not (native and tools_enabled):
                 params = self._grammar.apply(llm, params, calls=tools_enabled)
+            if request is None and self._text_only(tools_enabled, params):
+                params = for_text_reply(llm, params)
             if self._emits:
                 yield LLMRequest(
                     run_id=spec.run_id,
@@ -123,6 +126,12 @@ class ModelRounds(ContextRounds):
                     count=spec.context.count,
                 )
             emergency = (yield from self._recover(outcome, state, iteration)) or emergency
+
+    def _text_only(self, tools_enabled: bool, params: dict[str, Any]) -> bool:
+        """Whether a round's reply can only be text: no tool offered, no structured answer."""
+        spec = self.spec
+        offered = tools_enabled and bool(spec.tools)
+        return not offered and spec.answer_schema is None and "response_format" not in params
 
     def _before_llm(self, send: list[dict[str, Any]]) -> Generator[Any, Any, list[dict[str, Any]]]:
         """The ``BEFORE_LLM`` hooks: the messages to send, or the end of the round."""
