@@ -2,9 +2,9 @@
 
 A line is a session command when, stripped, it is exactly one of them; the
 session handles it and nothing reaches the model. A command wins over a skill
-of the same name. A line whose first word is close to a command's name and
-is neither a command nor a skill (``/exti``) is refused with the command it
-seems to mean, so a typo is not sent to the model as a prompt.
+of the same name. A line whose first word is neither a command nor a skill but
+closest to a command's name (``/exti``) is refused with the command it seems
+to mean, so a typo is not sent to the model as a prompt.
 """
 
 from __future__ import annotations
@@ -57,13 +57,16 @@ def run_command(line: str, agent: Agent, output: Output) -> Handled:
 
 
 def _refuse_misspelt(line: str, agent: Agent) -> None:
+    """Refuse ``line`` when its first word is closer to a command than to any skill (a
+    near miss of a skill is left to the turn runner, which names the skill)."""
     if not line.startswith("/"):
         return
     first = line.split(maxsplit=1)[0]
     if "/" in first[1:] or first[1:] in agent.skills:
         return
-    close = difflib.get_close_matches(first, list(COMMANDS), n=1, cutoff=0.75)
-    if close:
+    skills = [f"/{skill.name}" for skill in agent.skills if skill.user_invocable]
+    close = difflib.get_close_matches(first, [*COMMANDS, *skills], n=1, cutoff=0.75)
+    if close and close[0] in COMMANDS:
         raise CommandFailed(
             f"there is no command {first}: did you mean {close[0]}? (/help lists the "
             "commands; to send the text as a prompt, start it with a space)",

@@ -86,3 +86,18 @@ def test_a_misspelt_command_is_refused_and_the_session_goes_on(
         "the commands; to send the text as a prompt, start it with a space)"
     ) in err
     assert [r.messages[-1]["content"] for r in server.requests] == [" /exti", "/usr/bin/python?"]
+
+
+def test_a_near_miss_of_a_skill_is_not_taken_for_a_command(
+    server: LocalLLMServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    skills = tmp_path / "skills"
+    _skill(skills, "hello", "Say hello")
+    code, _, err = _chat(server, "/helo Ada\n", capsys, monkeypatch, "--skills-dir", str(skills))
+    assert code == 0
+    assert "there is no skill /helo: did you mean /hello?" in err
+    assert "no command" not in err
+    assert server.request_count == 0
