@@ -8,7 +8,7 @@ import argparse
 import difflib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from praisonlike import __version__
@@ -173,14 +173,14 @@ def _add_chat(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
     chat.add_argument(
         "--context-window",
-        type=_token_count,
+        type=_tokens("a context window"),
         metavar="TOKENS",
         help="the model's context window, for a model LiteLLM's map does not know "
         "(default: the map's, else 8192)",
     )
     chat.add_argument(
         "--max-tokens",
-        type=_output_tokens,
+        type=_tokens("an output cap"),
         metavar="TOKENS",
         help="cap each answer at this many tokens (default: the provider's; 512 on local models)",
     )
@@ -213,26 +213,20 @@ def _add_chat(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
 
 
-def _token_count(text: str) -> int:
-    """``--context-window``: a positive int (argparse turns the error into exit code 2)."""
-    try:
-        tokens = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of tokens: {text!r}") from None
-    if tokens <= 0:
-        raise argparse.ArgumentTypeError(f"{tokens} is not a context window: give a positive int")
-    return tokens
+def _tokens(what: str) -> Callable[[str], int]:
+    """An argparse type for a positive number of tokens, whose error names ``what``
+    (argparse turns the error into exit code 2)."""
 
+    def parse(text: str) -> int:
+        try:
+            tokens = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number of tokens: {text!r}") from None
+        if tokens <= 0:
+            raise argparse.ArgumentTypeError(f"{tokens} is not {what}: give a positive int")
+        return tokens
 
-def _output_tokens(text: str) -> int:
-    """``--max-tokens``: a positive int."""
-    try:
-        tokens = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of tokens: {text!r}") from None
-    if tokens <= 0:
-        raise argparse.ArgumentTypeError(f"{tokens} tokens: give a positive int")
-    return tokens
+    return parse
 
 
 def _temperature(text: str) -> float:

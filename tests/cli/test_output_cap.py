@@ -61,7 +61,7 @@ def test_the_interactive_session_hints_after_a_cut_answer_and_goes_on(
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [
-        ("--max-tokens", "0", "0 tokens: give a positive int"),
+        ("--max-tokens", "0", "0 is not an output cap: give a positive int"),
         ("--max-tokens", "many", "not a number of tokens: 'many'"),
         ("--temperature", "-1", "-1 is not a temperature: give a number >= 0"),
         ("--temperature", "nan", "nan is not a temperature"),
