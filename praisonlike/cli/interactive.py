@@ -81,10 +81,12 @@ def run_session(agent: Agent, output: Output, *, stream: bool, debug: bool) -> E
 
 
 def _session_command(prompt: str, agent: Agent, output: Output, *, debug: bool) -> Handled | None:
-    """What the session did with ``prompt`` as a command; None when it refused it."""
+    """What the session did with ``prompt`` as a command; None when it refused it or
+    the command failed (a malformed skill file under ``/help``): reported, the
+    session goes on."""
     try:
         return run_command(prompt, agent, output)
-    except CommandFailed as exc:
+    except Exception as exc:
         report(exc, output, debug=debug)
         return None
 

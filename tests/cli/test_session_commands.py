@@ -101,3 +101,20 @@ def test_a_near_miss_of_a_skill_is_not_taken_for_a_command(
     assert "there is no skill /helo: did you mean /hello?" in err
     assert "no command" not in err
     assert server.request_count == 0
+
+
+def test_a_malformed_skill_under_help_is_reported_and_the_session_goes_on(
+    server: LocalLLMServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    skills = tmp_path / "skills"
+    (skills / "bad").mkdir(parents=True)
+    (skills / "bad" / "SKILL.md").write_text("---\nname: Bad Name!\n---\nBody.\n")
+    code, out, err = _chat(
+        server, "/help\n/clear\n/exit\n", capsys, monkeypatch, "--skills-dir", str(skills)
+    )
+    assert code == 0
+    assert "SkillError" in err and "name 'Bad Name!'" in err
+    assert "conversation cleared" in out  # the session went on after the failed /help
