@@ -152,6 +152,12 @@ class LLMConfig:
             params["max_tokens"] = self.max_tokens
         return params
 
+    def extra_body(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The extra request-body fields a call with ``params`` sends: the call's own
+        ``extra_body`` (it replaces this configuration's), else the one in ``extra``;
+        empty when neither sets one. A copy, for the caller to add to."""
+        return dict(params.get("extra_body", self.extra.get("extra_body")) or {})
+
 
 PROVIDER_PARAMS_NEAR_FIELDS = frozenset({"dd_api_key", "prompt_cache_key"})
 """The parameters of LiteLLM's ``completion`` spelt close to an :class:`LLMConfig`

@@ -144,8 +144,7 @@ class TurnGrammar:
         grammar = self._grammars[calls]
         if grammar is None:
             return dict(params)
-        body = params.get("extra_body", llm.extra.get("extra_body")) or {}
-        return {**params, "extra_body": {**body, "grammar": grammar}}
+        return {**params, "extra_body": {**llm.extra_body(params), "grammar": grammar}}
 
     def _build(self, calls: bool) -> str | None:
         if calls:

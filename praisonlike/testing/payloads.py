@@ -94,6 +94,12 @@ def error_json(fault: Fault) -> dict[str, Any]:
     }
 
 
+def no_route(method: str, path: str) -> Fault:
+    """The 404 for a request to a path the server does not serve."""
+    message = f"LocalLLMServer: no route for {method} {path}"
+    return Fault(404, message, type="invalid_request_error", code="not_found")
+
+
 def models_json(names: Iterable[str], context_window: int | None) -> dict[str, Any]:
     """A ``GET /v1/models`` listing of ``names``; with ``context_window``, each entry
     carries it as ``max_model_len``, as vLLM lists its window."""

@@ -23,7 +23,7 @@ from typing import Literal
 
 from praisonlike.errors import ConfigurationError
 from praisonlike.testing.anthropic_payloads import MESSAGES_PATHS
-from praisonlike.testing.payloads import error_json, models_json
+from praisonlike.testing.payloads import error_json, models_json, no_route
 from praisonlike.testing.playback import PLAYABLE, Playable, Player
 from praisonlike.testing.script import Delay, Fault, RecordedRequest, ReportedUsage, Response
 from praisonlike.testing.wire import BadHttpRequest, HttpRequest, json_response, read_request
@@ -347,12 +347,7 @@ class LocalLLMServer:
             listing = models_json(self.models, self._context_window)
             writer.write(json_response(200, listing, keep_alive=request.keep_alive))
         else:
-            fault = Fault(
-                404,
-                f"LocalLLMServer: no route for {request.method} {request.path}",
-                type="invalid_request_error",
-                code="not_found",
-            )
+            fault = no_route(request.method, request.path)
             writer.write(json_response(404, error_json(fault), keep_alive=request.keep_alive))
         await writer.drain()
         return request.keep_alive

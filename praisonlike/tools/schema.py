@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from pydantic.fields import FieldInfo
 
 from praisonlike.errors import ConfigurationError, ToolError
+from praisonlike.tools._schema_cleanup import clean_schema
 from praisonlike.tools.arguments import argument_problems_error
 from praisonlike.tools.callables import unwrap_callable
 from praisonlike.tools.run_context import RunContext, is_run_context_annotation
@@ -32,8 +33,6 @@ SCHEMA_ECHO_KEYS = frozenset({"properties", "required", "additionalProperties", 
 """Keys ``**kwargs`` never take: the keywords of the arguments' own schema, which a
 small model writes back as argument names instead of calling the tool."""
 _RUN_CONTEXT_TEXT = re.compile(r"^\s*(?:[\w.]+\.)?RunContext\b")
-_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SCHEMA_VALUES = ("items", "additionalProperties", "not")
 
 
 @dataclass(frozen=True)
@@ -72,7 +71,7 @@ class ArgumentSchema:
         self._reserved = reserved
         """Keys ``**kwargs`` must not take: bound by a partial, the RunContext's, and
         :data:`SCHEMA_ECHO_KEYS`."""
-        self.parameters = _clean_schema(model.model_json_schema())
+        self.parameters = clean_schema(model.model_json_schema())
 
     @property
     def names(self) -> list[str]:
@@ -362,45 +361,3 @@ def _admits_none(annotation: Any) -> bool:
     if origin is Union or origin is types.UnionType:
         return any(_admits_none(arg) for arg in get_args(annotation))
     return False
-
-
-def _auto_title(name: str) -> str:
-    return name.title().replace("_", " ")
-
-
-def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """Drop generated titles and put the top level in the order providers document."""
-    _strip_titles(schema)
-    defs = schema.get("$defs")
-    if isinstance(defs, dict):
-        for key, definition in defs.items():
-            _strip_titles(definition)
-            if isinstance(definition, dict) and definition.get("title") == key:
-                del definition["title"]
-    cleaned: dict[str, Any] = {
-        "type": "object",
-        "properties": schema.get("properties", {}),
-        "required": schema.get("required", []),
-    }
-    for key, value in schema.items():
-        if key not in ("type", "properties", "required", "title"):
-            cleaned[key] = value
-    return cleaned
-
-
-def _strip_titles(schema: Any) -> None:
-    if not isinstance(schema, dict):
-        return
-    properties = schema.get("properties")
-    if isinstance(properties, dict):
-        for name, prop in properties.items():
-            if isinstance(prop, dict) and prop.get("title") == _auto_title(name):
-                del prop["title"]
-            _strip_titles(prop)
-    for key in _SCHEMA_LISTS:
-        items = schema.get(key)
-        if isinstance(items, list):
-            for item in items:
-                _strip_titles(item)
-    for key in _SCHEMA_VALUES:
-        _strip_titles(schema.get(key))

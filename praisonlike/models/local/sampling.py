@@ -32,8 +32,7 @@ def for_text_reply(llm: LLMConfig, params: Mapping[str, Any]) -> dict[str, Any]:
     praisonlike started (the ``local_server`` model feature); unchanged otherwise."""
     if not model_features(llm.model, llm.features).local_server:
         return dict(params)
-    body = params.get("extra_body", llm.extra.get("extra_body")) or {}
-    return {**params, "extra_body": {**TEXT_SAMPLING, **body}}
+    return {**params, "extra_body": {**TEXT_SAMPLING, **llm.extra_body(params)}}
 
 
 __all__ = ["TEXT_SAMPLING", "for_text_reply"]
