@@ -32,10 +32,33 @@ _ROUTED_PROVIDERS = frozenset({"azure", "local"})
 """Prefixes routed apart from LiteLLM's provider list (Azure AI Studio's models, and
 praisonlike's own local models)."""
 _ROUTED_NAMES = frozenset(
-    {"*", "maritalk", "embed-english-v2.0", "embed-english-light-v2.0", "embed-multilingual-v2.0"}
+    {
+        "*",
+        "maritalk",
+        "embed-v4.0",
+        "embed-english-v2.0",
+        "embed-english-light-v2.0",
+        "embed-multilingual-v2.0",
+    }
 )
 """Bare names LiteLLM routes though its map has no entry of that name (its own
 lists hold them); the test of this module finds any the installed LiteLLM adds."""
+_GOOGLE_VERTEX = re.compile(r"vertex_ai-[a-z-]+-models")
+"""The map's labels of Google's own models on Vertex AI, which LiteLLM routes by bare name."""
+_PREFIX_ONLY_PROVIDERS = frozenset(
+    {
+        "deepseek",
+        "fireworks_ai",
+        "fireworks_ai-embedding-models",
+        "gemini",
+        "jina_ai",
+        "together_ai",
+        "volcengine",
+    }
+)
+"""Providers the map lists models of by bare name (``deepseek-chat``) that LiteLLM
+routes only with the prefix (``deepseek/deepseek-chat``): it looks a bare name up in
+the lists of a few providers only. The test of this module finds any it routes."""
 _UNROUTED_PROVIDERS = frozenset({"anyscale"})
 """Providers the map still lists that LiteLLM no longer routes (never suggested); the
 tests find any other suggestion LiteLLM would not route."""
@@ -113,7 +136,7 @@ def _unlisted(model: str) -> bool:
     folded = model.lower()
     if folded in _ROUTED_NAMES or folded.startswith(_ROUTED_PREFIXES):
         return False
-    if model_map.entry(model) is not None or model in _mapped_names():
+    if _listed(model):
         return False
     prefix, slash, _ = model.partition("/")  # last: reading the providers parses a file
     return not slash or (prefix not in _ROUTED_PROVIDERS and _not_a_provider(prefix))
@@ -128,7 +151,7 @@ def bundled_chat_models() -> dict[str, str]:
     """Chat models in the bundled map: the name without its provider, and the model
     string that routes to it (``provider/model``); a name the map lists without a
     prefix (the provider's own name for it) wins over resellers of the same name.
-    Decodes every entry (a few tenths of a second, once): for error messages."""
+    Decodes the whole map (tens of milliseconds, once): for error messages."""
     return _bundled_chat_models()
 
 
@@ -140,8 +163,7 @@ def _bundled_chat_models() -> dict[str, str]:
 def chat_models(models: Mapping[str, Any]) -> dict[str, str]:
     """:func:`bundled_chat_models` of a model map (``litellm.model_cost``, or the file)."""
     known: dict[str, str] = {}
-    for name in models:
-        info = models[name]
+    for name, info in models.items():
         provider = info.get("litellm_provider") if isinstance(info, Mapping) else None
         if not isinstance(provider, str) or info.get("mode") != "chat" or ":" in name:
             continue
@@ -169,13 +191,21 @@ def _local_map_in_use() -> bool:
     return value is None or value.strip().lower() == "true"
 
 
-@functools.lru_cache(maxsize=1)
-def _mapped_names() -> frozenset[str]:
-    """Every name the bundled map lists, with and without its prefixes (LiteLLM looks
-    a bare name up in its lists as it is spelt: ``GPT-4o-mini`` is not routed)."""
-    keys = list(model_map.bundled())
-    tails = {key.split("/", 1)[1] for key in keys if "/" in key}
-    return frozenset(keys) | frozenset(tails) | frozenset(key.rsplit("/", 1)[-1] for key in keys)
+def _listed(model: str) -> bool:
+    """Whether one of LiteLLM's lists of models holds ``model`` as it is spelt (LiteLLM
+    looks a bare name up as spelt: ``GPT-4o-mini`` is not routed): a key of the map
+    (but the bare names of :data:`_PREFIX_ONLY_PROVIDERS`), or the name of one of
+    Google's own Vertex AI models (labelled ``vertex_ai-...-models``) without its
+    ``vertex_ai/`` prefix, as LiteLLM lists them. The partner models Vertex AI hosts
+    (``vertex_ai-anthropic_models``, ...) are listed without it too, but a bare name
+    is never looked up there: ``claude-3-haiku`` is not routed."""
+    found = model_map.entry(model)
+    if found is not None:
+        return "/" in model or found.get("litellm_provider") not in _PREFIX_ONLY_PROVIDERS
+    google = model_map.entry(f"vertex_ai/{model}")
+    return google is not None and bool(
+        _GOOGLE_VERTEX.fullmatch(str(google.get("litellm_provider")))
+    )
 
 
 @functools.lru_cache(maxsize=2)

@@ -25,6 +25,8 @@ print("litellm", "litellm" in sys.modules)
 FIXED = [
     "gpt-9-turbo",
     "gpt-4o-mnii",
+    "claude-3-haiku",
+    "deepseek-chat",
     "claude-sonnet-9",
     "claude-hiaku-4-5",
     "gemini-2.0-flsh",
@@ -79,7 +81,10 @@ def _corpus(litellm: Any) -> list[str]:
     for provider in rng.sample(providers, min(80, len(providers))):
         for prefix in (provider[:-1], provider + "x", provider[1] + provider[0] + provider[2:]):
             typos.append(f"{prefix}/{rng.choice(chat)}")
-    return sorted({*listed, *typos, *FIXED})
+    tails = {key.split("/", 1)[1] for key in litellm.model_cost if "/" in key}
+    last = {key.rsplit("/", 1)[1] for key in litellm.model_cost if "/" in key}
+    bare = {key for key in litellm.model_cost if "/" not in key}
+    return sorted({*listed, *typos, *FIXED, *tails, *last, *bare})
 
 
 def test_the_verdicts_without_litellm_agree_with_litellm(tmp_path: Path) -> None:
@@ -100,7 +105,8 @@ def test_the_verdicts_without_litellm_agree_with_litellm(tmp_path: Path) -> None
     }
     assert not wrong, f"refused, but LiteLLM routes them: {wrong[:20]}"
     assert not misrouted, f"routed elsewhere by LiteLLM: {misrouted}"
-    assert len(refused) > 300 and {"gpt-4o-mnii", "opnai/gpt-4o-mini"} <= set(refused)
+    assert len(refused) > 300
+    assert {"gpt-4o-mnii", "opnai/gpt-4o-mini", "claude-3-haiku", "deepseek-chat"} <= set(refused)
     assert ruled.get("claude-sonnet-9") == "anthropic"
 
 

@@ -52,6 +52,9 @@ def test_every_entry_reads_as_json_loads_reads_it(tmp_path: Path) -> None:
         assert "missing" not in table
         assert table.get("missing") is None
     assert again["gpt-test"] == {"max_input_tokens": 1000, "note": "café été"}
+    assert dict(again.items()) == expected
+    assert not again.indexed  # decoded whole for items(), then served from memory
+    assert again["plain"] == 3
 
 
 def test_the_real_map_matches_its_file_entry_for_entry(tmp_path: Path) -> None:
@@ -151,6 +154,7 @@ def test_entries_of_a_file_changed_after_indexing_read_as_missing(tmp_path: Path
     _write(source, '{"b": {"n": 2}, "a": {"n": 1}, "c": {}}')  # LiteLLM upgraded meanwhile
     assert table["a"] == {"n": 1}  # read before the change
     assert table.get("b") is None
+    assert dict(table.items()) == {"a": {"n": 1}}
     assert BundledMap(source, index_dir=tmp_path)["b"] == {"n": 2}
 
 

@@ -84,6 +84,8 @@ def test_a_known_providers_missing_key_is_named_without_importing_litellm(
         ("claude-sonnet-9", "key ANTHROPIC_API_KEY"),
         ("gpt-4o-mnii", "unknown openai/gpt-4o-mini"),
         ("gpt-9-turbo", "unknown openai/gpt-4-turbo"),
+        ("deepseek-chat", "unknown deepseek/deepseek-chat"),
+        ("llama3", "unknown ollama/llama3"),
         ("Gpt-4o-mini", "unknown openai/gpt-4o-mini"),
         ("LOCAL", "unknown local"),
         ("OpenAI/gpt-4o-mini", "unknown openai/gpt-4o-mini"),
