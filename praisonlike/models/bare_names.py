@@ -150,8 +150,10 @@ def _not_a_provider(prefix: str) -> bool:
 def bundled_chat_models() -> dict[str, str]:
     """Chat models in the bundled map: the name without its provider, and the model
     string that routes to it (``provider/model``); a name the map lists without a
-    prefix (the provider's own name for it) wins over resellers of the same name.
-    Decodes the whole map (tens of milliseconds, once): for error messages."""
+    prefix (the provider's own name for it) wins over resellers of the same name,
+    and so does a provider named in the model's name (``mistral/mistral-large-latest``
+    over ``azure/mistral-large-latest``). Decodes the whole map (tens of
+    milliseconds, once): for error messages."""
     return _bundled_chat_models()
 
 
@@ -163,6 +165,7 @@ def _bundled_chat_models() -> dict[str, str]:
 def chat_models(models: Mapping[str, Any]) -> dict[str, str]:
     """:func:`bundled_chat_models` of a model map (``litellm.model_cost``, or the file)."""
     known: dict[str, str] = {}
+    ranks: dict[str, int] = {}  # 2: listed without a prefix; 1: the provider is in the name
     for name, info in models.items():
         provider = info.get("litellm_provider") if isinstance(info, Mapping) else None
         if not isinstance(provider, str) or info.get("mode") != "chat" or ":" in name:
@@ -171,8 +174,9 @@ def chat_models(models: Mapping[str, Any]) -> dict[str, str]:
             continue
         routed = _routed_as(provider)
         bare = name.removeprefix(f"{provider}/").removeprefix(f"{routed}/")
-        if "/" not in name or bare not in known:
-            known[bare] = f"{routed}/{bare}"
+        rank = 2 if "/" not in name else int(routed.split("/")[0] in bare.lower())
+        if rank > ranks.get(bare, -1):
+            known[bare], ranks[bare] = f"{routed}/{bare}", rank
     return known
 
 

@@ -86,6 +86,7 @@ def test_a_known_providers_missing_key_is_named_without_importing_litellm(
         ("gpt-9-turbo", "unknown openai/gpt-4-turbo"),
         ("deepseek-chat", "unknown deepseek/deepseek-chat"),
         ("llama3", "unknown ollama/llama3"),
+        ("mistral-large-latest", "unknown mistral/mistral-large-latest"),
         ("Gpt-4o-mini", "unknown openai/gpt-4o-mini"),
         ("LOCAL", "unknown local"),
         ("OpenAI/gpt-4o-mini", "unknown openai/gpt-4o-mini"),
