@@ -10,9 +10,9 @@ tries to call an offered tool and fails (a schema echo, unreadable arguments,
 broken JSON) is answered with a correction and counts as a tool round; after
 :data:`~praisonlike.react.call_faults.MAX_CALL_CORRECTIONS` corrections the next
 round is the final one, and a final answer that is still a call becomes
-``NO_ANSWER_TEXT``. A reply cut at ``max_tokens`` ends the turn as
-``TerminationReason.LENGTH``. It returns a
-:class:`TurnOutcome`.
+``NO_ANSWER_TEXT``. A ReAct call from nowhere is refused once
+(:mod:`praisonlike.loop.invented_calls`). A reply cut at ``max_tokens`` ends the
+turn as ``TerminationReason.LENGTH``. It returns a :class:`TurnOutcome`.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from praisonlike.events import (
 from praisonlike.hooks import HookPoint
 from praisonlike.loop.answer_checks import Accept, Revise, run_check
 from praisonlike.loop.commands import ModelReply, RunTools, ToolCall, ToolOutcome
+from praisonlike.loop.invented_calls import InventedCalls
 from praisonlike.loop.model_round import HookAnswered, ModelRounds, Stop
 from praisonlike.loop.repeated_calls import RepeatedCalls
 from praisonlike.loop.stop import deadline_error, stop_error
@@ -96,11 +97,15 @@ class ToolLoop(ModelRounds):
             tool_rounds = 0
             revisions = 0
             corrections = 0
+            invented = InventedCalls(
+                self.spec.prefix, self._messages, react=self.spec.tool_mode is ToolMode.REACT
+            )
             tools_ended = False
             while True:
                 self._iteration += 1
                 out_of_rounds = not tools_ended and tool_rounds >= self.spec.max_iterations
-                final_round = out_of_rounds or tools_ended
+                refused = invented.pending
+                final_round = out_of_rounds or tools_ended or refused
                 if out_of_rounds:
                     self._messages.append({"role": "user", "content": FINAL_ANSWER_PROMPT})
                 try:
@@ -114,7 +119,16 @@ class ToolLoop(ModelRounds):
                             answered.output, TerminationReason.COMPLETED
                         )
                     )
-                calls = [] if final_round else self._tool_calls_of(reply)
+                resumed = refused and not (out_of_rounds or tools_ended)
+                calls = self._tool_calls_of(reply) if resumed or not final_round else []
+                if refused:
+                    calls = invented.kept(calls)
+                elif refusal := invented.refuse(calls):
+                    tool_rounds += 1
+                    yield from self._correct(
+                        reply, refusal, "a call with values from nowhere was not run"
+                    )
+                    continue
                 if calls:
                     tool_rounds += 1
                     tools_ended = yield from self._tool_round(reply, calls)
@@ -125,7 +139,11 @@ class ToolLoop(ModelRounds):
                     tool_rounds += 1
                     if corrections >= MAX_CALL_CORRECTIONS:
                         tool_rounds = max(tool_rounds, self.spec.max_iterations)
-                    yield from self._correct(reply, fault)
+                    yield from self._correct(
+                        reply,
+                        correction_message(fault, self.spec.tools),
+                        f"{fault.kind} for tool {fault.tool}; asked the model to call it again",
+                    )
                     continue
                 answer = reply.content
                 if final_round:
@@ -163,14 +181,16 @@ class ToolLoop(ModelRounds):
             return None
         return find_call_fault(reply.content, self._offered)
 
-    def _correct(self, reply: ModelReply, fault: CallFault) -> Generator[Any, Any, None]:
+    def _correct(
+        self, reply: ModelReply, observation: dict[str, str], note: str
+    ) -> Generator[Any, Any, None]:
         self._messages.append({"role": "assistant", "content": reply.content})
-        self._messages.append(correction_message(fault, self.spec.tools))
+        self._messages.append(observation)
         if self._emits:
             yield ErrorEvent(
                 run_id=self.spec.run_id,
                 error_type="ToolCallFault",
-                message=f"{fault.kind} for tool {fault.tool}; asked the model to call it again",
+                message=note,
                 fatal=False,
             )
 

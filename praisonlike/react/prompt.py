@@ -7,6 +7,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+TOOLS_OPEN, TOOLS_CLOSE = "<tools>", "</tools>"
+"""The lines around the tool listing of :func:`react_instructions`."""
+
 
 def react_instructions(tools: Sequence[dict[str, Any]]) -> str:
     """The system-prompt section teaching a model without native tool calls to call tools.
@@ -28,9 +31,9 @@ def react_instructions(tools: Sequence[dict[str, Any]]) -> str:
             "# Tools",
             "",
             "Functions you can call, only if the request needs one:",
-            "<tools>",
+            TOOLS_OPEN,
             *listing,
-            "</tools>",
+            TOOLS_CLOSE,
             "",
             "To call a function, reply with ONLY a JSON object, nothing else:",
             '{"name": <function-name>, "arguments": <args-json-object>}',
@@ -38,6 +41,13 @@ def react_instructions(tools: Sequence[dict[str, Any]]) -> str:
             "data or an action it provides; answer anything else directly in plain text.",
         ]
     )
+
+
+def without_tool_listing(text: str) -> str:
+    """``text`` less the tool listing :func:`react_instructions` put in it, if any."""
+    start = text.find(f"\n{TOOLS_OPEN}\n")
+    end = text.find(f"\n{TOOLS_CLOSE}\n", start + 1)
+    return text if start < 0 or end < 0 else text[:start] + text[end + len(TOOLS_CLOSE) + 1 :]
 
 
 def _tool_signature(tool: dict[str, Any]) -> dict[str, Any]:

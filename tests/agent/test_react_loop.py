@@ -167,7 +167,7 @@ def test_several_rounds_then_a_plain_answer(server: LocalLLMServer, react_llm: L
 def test_a_list_of_calls_runs_each_in_order(server: LocalLLMServer, react_llm: LLMConfig) -> None:
     server.extend([Text(f"[{WEATHER_CALL}, {ADD_CALL}]"), Text("done")])
     agent = react_agent(react_llm)
-    assert agent.chat("both") == "done"
+    assert agent.chat("Weather in Paris, and 2+3?") == "done"
     assert [o.splitlines()[1] for o in observations(server.requests[1])] == [WEATHER_RESULT, "5"]
 
 
@@ -219,7 +219,7 @@ def test_max_iterations_ends_a_model_that_keeps_calling(
 ) -> None:
     server.extend([Text(WEATHER_CALL), Text(WEATHER_CALL), Text("Sunny.")])
     agent = react_agent(react_llm, max_iterations=2)
-    assert agent.chat("Weather?") == "Sunny."
+    assert agent.chat("Weather in Paris?") == "Sunny."
     result = agent.last_result
     assert result is not None
     assert result.termination_reason is TerminationReason.MAX_ITERATIONS
@@ -312,7 +312,7 @@ def test_iter_stream_never_yields_the_text_of_a_call(
         ]
     )
     agent = react_agent(react_llm)
-    pieces = list(agent.iter_stream("Weather in Paris?"))
+    pieces = list(agent.iter_stream("Weather in Paris? And 2+3?"))
     assert "".join(pieces) == final
     assert len(pieces) > 1
     assert all(request.stream for request in server.requests)
@@ -372,7 +372,7 @@ async def test_astream_events_and_achat_in_react_mode(
     events = [event async for event in agent.astream_events("2+3?")]
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "5"
     assert [e.result for e in events if isinstance(e, ToolResultEvent)] == ["5"]
-    assert await agent.achat("Weather?") == "Sun"
+    assert await agent.achat("Weather in Paris?") == "Sun"
     assert observations(server.requests[3])[-1].startswith("Observation from get_weather:")
     assert agent.last_result is not None and agent.last_result.tool_mode is ToolMode.REACT
 

@@ -308,7 +308,7 @@ def test_a_call_written_as_text_is_shown_only_as_the_call(
     agent = text_call_agent(llm, native=native)
     display = LiveDisplay(console)
     deltas: list[str] = []
-    for event in agent.stream_events("weather?", stream=stream):
+    for event in agent.stream_events("weather in Paris?", stream=stream):
         display(event)
         if isinstance(event, TextDelta):
             deltas.append(event.text)
@@ -327,7 +327,7 @@ def test_prose_around_a_react_call_is_shown_without_the_call(
 ) -> None:
     server.extend([Text(f"Let me look that up.\n```json\n{CALL_TEXT}\n```"), Text("Sunny.")])
     console = plain()
-    run(text_call_agent(llm, native=False), LiveDisplay(console), stream=stream)
+    run(text_call_agent(llm, native=False), LiveDisplay(console), "Paris?", stream=stream)
     text = plain_text(console)
     assert '"arguments"' not in text and "```" not in text
     lines = text.splitlines()

@@ -225,7 +225,7 @@ def test_a_structured_react_turn_constrains_every_round_to_a_call_or_the_answer(
     server.extend([Text(call), Text('{"x": 5.0, "y": 0.0}')])
     agent = Agent(instructions="Be brief.", llm=react_grammar_llm(llm), tools=[add])
 
-    assert agent.chat("Where?", output_pydantic=Point) == Point(x=5.0, y=0.0)
+    assert agent.chat("Where is 2 plus 3?", output_pydantic=Point) == Point(x=5.0, y=0.0)
 
     first, second = (grammar_of(r) for r in server.requests)
     assert first is not None and second == first
@@ -241,7 +241,7 @@ def test_a_structured_answer_without_a_call_is_held_to_its_schema(
     last_round = Agent(
         instructions="Be brief.", llm=react_grammar_llm(llm), tools=[add], max_iterations=1
     )
-    assert last_round.chat("Where?", output_pydantic=Point) == Point(x=1.0, y=2.0)
+    assert last_round.chat("Where is 2 plus 3?", output_pydantic=Point) == Point(x=1.0, y=2.0)
     no_tools = Agent(instructions="Be brief.", llm=react_grammar_llm(llm))
     assert no_tools.chat("Where?", output_json=Point.model_json_schema()) == {"x": 3.0, "y": 4.0}
 
