@@ -30,6 +30,7 @@ from praisonlike._display_text import (
     summary_parts,
 )
 from praisonlike.events import (
+    TOOL_CALL_FAULT,
     BudgetWarning,
     CompactionEvent,
     ErrorEvent,
@@ -126,6 +127,8 @@ class LiveDisplay:
                 if self._calls_of_held(event):
                     self._held_calls.append(event)
                     return
+                if isinstance(event, ErrorEvent) and event.error_type == TOOL_CALL_FAULT:
+                    self._held, self._held_calls = None, []  # a call not run, not the answer
                 self._show_held()
             self._render(event)
 

@@ -153,12 +153,23 @@ class ReflectionEvent(_Event):
 
 
 class ErrorEvent(_Event):
-    """A failure: ends the run when ``fatal``, else it was recovered from."""
+    """A failure: ends the run when ``fatal``, else it was recovered from.
+
+    ``error_type`` is the exception's class name, or :data:`TOOL_CALL_FAULT`
+    for a text (ReAct) reply that tried to call a tool and was not run: the
+    reply just before it is not the answer.
+    """
 
     type: Literal["error"] = "error"
     error_type: str
     message: str
     fatal: bool = True
+
+
+TOOL_CALL_FAULT = "ToolCallFault"
+"""The ``error_type`` of a non-fatal :class:`ErrorEvent` sent when a text tool call
+was not run: unusable (a schema echoed back, broken JSON) or made of values from
+nowhere. The model is asked again."""
 
 
 class RunFinished(_Event):
@@ -202,6 +213,7 @@ __all__ = [
     "SkillInvoked",
     "SteeringEvent",
     "StreamReset",
+    "TOOL_CALL_FAULT",
     "TextDelta",
     "ToolCallEvent",
     "ToolResultEvent",

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from praisonlike.errors import PraisonlikeError, RunCancelled, RunTimeout
 from praisonlike.events import (
+    TOOL_CALL_FAULT,
     ErrorEvent,
     RunFinished,
     TextDelta,
@@ -189,7 +190,7 @@ class ToolLoop(ModelRounds):
         if self._emits:
             yield ErrorEvent(
                 run_id=self.spec.run_id,
-                error_type="ToolCallFault",
+                error_type=TOOL_CALL_FAULT,
                 message=note,
                 fatal=False,
             )

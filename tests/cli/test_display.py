@@ -336,6 +336,34 @@ def test_prose_around_a_react_call_is_shown_without_the_call(
     assert lines[3] == "Sunny."
 
 
+ECHOED = (
+    '{"name": "get_weather", "description": "Current weather.", '
+    '"parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}'
+)
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+@pytest.mark.parametrize(
+    ("attempt", "note"),
+    [
+        (ECHOED, "schema_echo for tool get_weather"),
+        ('{"name": "add", "arguments": {"a": 1, "b": 2}}', "values from nowhere was not run"),
+    ],
+    ids=["echoed-schema", "values-from-nowhere"],
+)
+def test_a_text_call_that_is_not_run_is_not_shown_as_text(
+    server: LocalLLMServer, llm: dict[str, Any], stream: bool, attempt: str, note: str
+) -> None:
+    server.extend([Text(attempt), Text("Here is a joke.")])
+    console = plain()
+    run(text_call_agent(llm, native=False), LiveDisplay(console), "A joke?", stream=stream)
+    lines = plain_text(console).splitlines()
+    assert lines[0].startswith("! recovered from ToolCallFault: ") and note in lines[0]
+    assert lines[1] == "Here is a joke."
+    assert lines[2].startswith("completed | 2 rounds | ")
+    assert len(lines) == 3
+
+
 def test_a_native_answer_shaped_like_json_is_still_shown(
     server: LocalLLMServer, llm: dict[str, Any]
 ) -> None:
