@@ -48,7 +48,7 @@ from praisonlike.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from praisonlike.react.parse import parse_text_tool_calls
+from praisonlike.react.parse import text_around_calls
 from praisonlike.redaction import StreamRedactor, redact_secrets
 from praisonlike.result import TerminationReason
 
@@ -252,7 +252,7 @@ class LiveDisplay:
             return
         text = held.content
         if calls:
-            text = _without_calls(text, {call.name for call in calls})
+            text = text_around_calls(text, {call.name for call in calls})
         if text.strip():
             self._write_text(text)
             self._end_text()
@@ -315,16 +315,6 @@ class LiveDisplay:
         if self._status is not None:
             self._status.stop()
             self._status = None
-
-
-def _without_calls(text: str, names: set[str]) -> str:
-    """``text`` without the tool calls written in it (all of it when they cannot be found)."""
-    found = parse_text_tool_calls(text, names)
-    if not found:
-        return ""
-    for call in found:
-        text = text.replace(call.raw, "", 1)
-    return text.strip()
 
 
 __all__ = ["LiveDisplay", "fold", "format_arguments", "format_cost", "shorten"]

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from praisonlike.events import (
+    TOOL_CALL_FAULT,
     CompactionEvent,
+    ErrorEvent,
     FallbackEvent,
     LLMRequest,
     LLMResponse,
@@ -15,6 +17,7 @@ from praisonlike.events import (
     ToolResultEvent,
 )
 from praisonlike.memory.records import MessageStatus, StepRecord
+from praisonlike.react.parse import text_around_calls
 from praisonlike.result import TerminationReason
 
 STATUS_OF: dict[TerminationReason, MessageStatus] = {
@@ -31,20 +34,48 @@ STATUS_OF: dict[TerminationReason, MessageStatus] = {
 
 class StepRecorder:
     """Collects one step per tool_call, tool_result, llm_response, compaction,
-    retry, fallback and reflection event, in order. Call it with every event."""
+    retry, fallback and reflection event, in order. Call it with every event.
+
+    An llm_response's ``thought`` is the text the model wrote less the tool calls
+    written in it (ReAct), as a display shows it; a reply that tried to call a tool
+    and was not run (``ToolCallFault``) has none. Both stay in the next step's
+    ``messages``.
+    """
 
     def __init__(self) -> None:
         self.steps: list[StepRecord] = []
         self._last_request: list[dict[str, Any]] | None = None
+        self._reply: tuple[int, LLMResponse, set[str]] | None = None
 
     def __call__(self, event: Any) -> None:
+        if isinstance(event, (ToolCallEvent, ErrorEvent)):
+            self._revise_reply(event)
         step = self._step_for(event, len(self.steps))
         if step is not None:
+            if isinstance(event, LLMResponse):
+                self._reply = (len(self.steps), event, set())
             self.steps.append(step)
+
+    def _revise_reply(self, event: ToolCallEvent | ErrorEvent) -> None:
+        """Take from the last reply's thought a call written in it (now run) or, for a
+        fault, the attempt."""
+        if self._reply is None:
+            return
+        index, reply, called = self._reply
+        if isinstance(event, ErrorEvent):
+            if event.error_type == TOOL_CALL_FAULT:
+                self.steps[index] = self.steps[index].model_copy(update={"thought": None})
+            return
+        if reply.tool_call_count or event.iteration != reply.iteration:
+            return
+        called.add(event.name)
+        thought = text_around_calls(reply.content, called) or None
+        self.steps[index] = self.steps[index].model_copy(update={"thought": thought})
 
     def _step_for(self, event: Any, position: int) -> StepRecord | None:
         if isinstance(event, LLMRequest):
             self._last_request = event.messages
+            self._reply = None
             return None
         if isinstance(event, LLMResponse):
             return StepRecord(

@@ -100,6 +100,17 @@ def parse_text_tool_calls(text: str, offered: Collection[str]) -> list[TextToolC
         return []
 
 
+def text_around_calls(text: str, names: Collection[str]) -> str:
+    """``text`` without the calls of ``names`` written in it: the prose around them,
+    stripped; empty when no call can be found (the whole text was an attempt)."""
+    found = parse_text_tool_calls(text, names)
+    if not found:
+        return ""
+    for call in found:
+        text = text.replace(call.raw, "", 1)
+    return text.strip()
+
+
 def is_whole_answer_a_call(text: str, offered: Collection[str]) -> list[TextToolCall]:
     """The calls when the WHOLE ``text`` is tool call(s), else ``[]``.
 

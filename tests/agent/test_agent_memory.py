@@ -71,6 +71,36 @@ def test_turn_and_steps_are_stored_in_order(
     assert all(s.prompt_tokens > 0 for s in turn.steps if s.event_type == "llm_response")
 
 
+def test_a_text_calls_step_keeps_the_prose_not_the_call_nor_a_refused_attempt(
+    server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path
+) -> None:
+    """As a display shows the turn: a ReAct reply's thought is its text less the
+    calls written in it; a reply whose call was not run has none (it stays in the
+    next step's request)."""
+    store = SQLiteStore(tmp_path / "s.db")
+    react = {**llm, "features": {"native_tool_calls": False}}
+    refused = '{"name": "add", "arguments": {"a": 7, "b": 9}}'
+    server.extend(
+        [
+            Text(refused),
+            Text('I will add them.\n{"name": "add", "arguments": {"a": 2, "b": 3}}'),
+            Text("five"),
+        ]
+    )
+    agent = make_agent(react, store)
+    assert agent.chat("What is 2+3?") == "five"
+    (turn,) = store.load_turns("s1")
+    kinds = [s.event_type for s in turn.steps]
+    assert kinds == ["llm_response", "llm_response", "tool_call", "tool_result", "llm_response"]
+    assert [s.thought for s in turn.steps if s.event_type == "llm_response"] == [
+        None,
+        "I will add them.",
+        "five",
+    ]
+    second_sent = turn.steps[1].messages
+    assert second_sent is not None and second_sent[-2] == {"role": "assistant", "content": refused}
+
+
 def test_failed_turn_is_stored_with_status_and_kept_out_of_history(
     server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path
 ) -> None:
