@@ -82,6 +82,7 @@ _EXPORTS: dict[str, str] = {
     "SkillInvoked": "praisonlike.events",
     "SteeringEvent": "praisonlike.events",
     "StreamReset": "praisonlike.events",
+    "TOOL_CALL_FAULT": "praisonlike.events",
     "TextDelta": "praisonlike.events",
     "ToolCallEvent": "praisonlike.events",
     "ToolResultEvent": "praisonlike.events",
@@ -126,6 +127,7 @@ if TYPE_CHECKING:
         UnsupportedInputError,
     )
     from praisonlike.events import (
+        TOOL_CALL_FAULT,
         BudgetWarning,
         CompactionEvent,
         ErrorEvent,
@@ -212,6 +214,7 @@ __all__ = [
     "StateVersionError",
     "SteeringEvent",
     "StreamReset",
+    "TOOL_CALL_FAULT",
     "TerminationReason",
     "TextDelta",
     "ToolCallEvent",
