@@ -110,14 +110,14 @@ def assemble_turn(
     loop = _loop_classes()
     query = check_prompt(prompt, has_images=bool(options.images))
     started_at = time.monotonic()
+    run_id = new_run_id()
+    folders = spec.skill_folders
+    text, skill, extra_events = parts.skills.expand(folders, query, run_id)
     models = parts.models.for_turn(spec.llm_config, spec.fallback_models)
     primary = models[0]
     parts.session.prepare(
         conversation, parts.contexts.counter(spec.context_config, primary).count_message
     )
-    run_id = new_run_id()
-    folders = spec.skill_folders
-    text, skill, extra_events = parts.skills.expand(folders, query, run_id)
 
     features = model_features(primary.model, primary.features)
     registry = parts.tools.for_call(options.tools)

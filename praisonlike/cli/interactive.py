@@ -20,7 +20,7 @@ from praisonlike.cli.output import Output
 from praisonlike.cli.session_commands import Handled, run_command
 from praisonlike.cli.turn_runner import TurnRunner, cut_short_hint
 from praisonlike.display import LiveDisplay, format_cost
-from praisonlike.errors import RunCancelled
+from praisonlike.errors import RunCancelled, SkillError
 
 PROMPT = "you> "
 CONTINUATION = "...> "
@@ -95,7 +95,7 @@ def _run_turn(
     runner: TurnRunner, prompt: str, output: Output, *, stream: bool, debug: bool
 ) -> bool:
     """Run the prompt's turn, reporting its failure; False when no turn began (a
-    prompt refused before it, such as a misspelt ``/skill``)."""
+    prompt refused before it: a misspelt ``/skill``, or a skill that cannot run)."""
     try:
         hint = cut_short_hint(runner.run(prompt, stream=stream))
         if hint:
@@ -104,7 +104,7 @@ def _run_turn(
         output.info("turn cancelled")
     except Exception as exc:
         report(exc, output, debug=debug)
-        return not isinstance(exc, CommandFailed)
+        return not isinstance(exc, (CommandFailed, SkillError))
     return True
 
 

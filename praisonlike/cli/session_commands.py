@@ -84,7 +84,8 @@ def _show_help(agent: Agent, output: Output) -> None:
         table = Table.grid(padding=(0, 2))
         for skill in skills:
             shadowed = " (hidden by the command)" if f"/{skill.name}" in COMMANDS else ""
-            table.add_row(Text(f"/{skill.name}", style="bold"), Text(skill.description + shadowed))
+            usage = f"/{skill.name} {skill.argument_hint or ''}".rstrip()
+            table.add_row(Text(usage, style="bold"), Text(skill.description + shadowed))
         output.out.print(Text("Skills (/name arguments):"), table)
     output.info(
         "Anything else is sent to the model. A line ending with \\ continues on the next; "

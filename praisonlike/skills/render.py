@@ -21,6 +21,8 @@ import shlex
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from praisonlike.errors import SkillError
+
 if TYPE_CHECKING:
     from praisonlike.skills.loader import Skill
 
@@ -28,6 +30,8 @@ _PLACEHOLDER = re.compile(
     r"\$\{SKILL_DIR\}|\$ARGUMENTS\[(?P<indexed>\d+)\]|\$ARGUMENTS|\$(?P<positional>\d+)"
 )
 _ARGUMENT_FORM = re.compile(r"\$ARGUMENTS|\$\d")
+_OPTIONAL = re.compile(r"\[[^\]]*\]")
+_REQUIRED = re.compile(r"<[^<>]+>")
 
 CATALOGUE_HEADING = "## Skills"
 
@@ -41,8 +45,19 @@ def split_arguments(arguments: str) -> list[str]:
 
 
 def render_skill(skill: Skill, arguments: str) -> str:
-    """The skill's body with every placeholder substituted for ``arguments``."""
+    """The skill's body with every placeholder substituted for ``arguments``.
+
+    Raises :class:`~praisonlike.errors.SkillError` when ``arguments`` is blank
+    and the skill's ``argument-hint`` marks one as required (``<version>``;
+    ``[audience]`` is optional), naming the usage.
+    """
     arguments = arguments.strip()
+    hint = skill.argument_hint or ""
+    if not arguments and _REQUIRED.search(_OPTIONAL.sub("", hint)):
+        raise SkillError(
+            f"skill /{skill.name} needs its arguments: /{skill.name} {hint.strip()} "
+            "(<...> is required, [...] optional)"
+        )
     words = split_arguments(arguments)
     skill_dir = str(skill.directory)
 

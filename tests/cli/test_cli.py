@@ -297,6 +297,28 @@ def test_a_misspelt_skill_is_refused_with_the_close_one_before_any_request(
     assert out.count("session cost:") == 1
 
 
+def test_a_skill_missing_its_required_argument_is_refused_and_the_session_goes_on(
+    server: LocalLLMServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    folder = tmp_path / "skills"
+    write_skill(
+        folder,
+        "notes",
+        'name: notes\ndescription: Release notes\nargument-hint: "<version> [audience]"',
+    )
+    server.add(Text("Notes for 2.0."))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("/notes\n/notes 2.0\n"))
+    code, out, err = run_main(["chat", *model_args(server), "--skills-dir", str(folder)], capsys)
+    assert code == 0
+    assert "skill /notes needs its arguments: /notes <version> [audience]" in err
+    assert server.request_count == 1
+    assert "Notes for 2.0." in out
+    assert out.count("session cost:") == 1
+
+
 def test_no_stream_sends_a_plain_request(
     server: LocalLLMServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

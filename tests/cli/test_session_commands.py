@@ -30,10 +30,10 @@ def chat(
     return run
 
 
-def _skill(folder: Path, name: str, description: str) -> None:
+def _skill(folder: Path, name: str, description: str, front: str = "") -> None:
     (folder / name).mkdir(parents=True)
     (folder / name / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: {description}\n---\nDo {name} with $ARGUMENTS.\n"
+        f"---\nname: {name}\ndescription: {description}\n{front}---\nDo {name} with $ARGUMENTS.\n"
     )
 
 
@@ -43,7 +43,7 @@ def test_help_lists_commands_and_skills_and_quit_leaves_without_a_request(
     chat: Chat,
 ) -> None:
     skills = tmp_path / "skills"
-    _skill(skills, "greet", "Greet someone warmly")
+    _skill(skills, "greet", "Greet someone warmly", 'argument-hint: "<name> [tone]"\n')
     _skill(skills, "clear", "Clear skies forecast")
     code, out, err = chat("/help\n/quit\nnever sent\n", "--skills-dir", str(skills))
     assert code == 0, err
@@ -51,8 +51,9 @@ def test_help_lists_commands_and_skills_and_quit_leaves_without_a_request(
     assert "/help lists the commands" in out  # the greeting names it
     for command in ("/help", "/clear", "/exit", "/quit"):
         assert any(line.startswith(command + " ") for line in out.splitlines()), command
-    assert "/greet  Greet someone warmly" in out
-    assert "/clear  Clear skies forecast (hidden by the command)" in out
+    rows = [" ".join(line.split()) for line in out.splitlines()]
+    assert "/greet <name> [tone] Greet someone warmly" in rows
+    assert "/clear Clear skies forecast (hidden by the command)" in rows
 
 
 def test_clear_forgets_the_conversation_for_the_next_turn(

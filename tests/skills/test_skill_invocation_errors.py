@@ -159,3 +159,35 @@ def test_a_failed_skill_turn_does_not_restrict_the_next_turn(
     assert agent.chat("plain turn") == "ok"
 
     assert offered(server) == [["add", "load_skill"]]
+
+
+@pytest.mark.parametrize("arguments", ["", "   "], ids=["none", "blank"])
+def test_a_skill_whose_hint_requires_an_argument_fails_without_one(
+    server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path, arguments: str
+) -> None:
+    write_skill(
+        tmp_path,
+        "notes",
+        "Write notes for $0 aimed at $1.",
+        'argument-hint: "<version> [audience]"\n',
+    )
+    agent = Agent(instructions="x", llm=llm, skills=[tmp_path])
+
+    with pytest.raises(SkillError) as caught:
+        agent.chat(f"/notes{arguments}")
+
+    assert "skill /notes needs its arguments: /notes <version> [audience]" in str(caught.value)
+    assert server.requests == []
+    assert agent.chat_history == []
+
+
+@pytest.mark.parametrize("hint", ['argument-hint: "[audience]"\n', ""], ids=["optional", "none"])
+def test_a_skill_without_a_required_argument_runs_without_one(
+    server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path, hint: str
+) -> None:
+    write_skill(tmp_path, "notes", "Write release notes for $ARGUMENTS.", hint)
+    server.add(Text("Notes."))
+    agent = Agent(instructions="x", llm=llm, skills=[tmp_path])
+
+    assert agent.chat("/notes") == "Notes."
+    assert server.requests[0].messages[-1]["content"] == "Write release notes for ."
