@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from praisonlike.loop.commands import ToolCall
-from praisonlike.react.grounding import question_for
+from praisonlike.react.grounding import refusal_for
 
 
 class InventedCalls:
@@ -49,11 +49,11 @@ class InventedCalls:
         request as sent, the first time in the turn; else None."""
         if not self._react or self._asked or not calls:
             return None
-        question = self._question(calls)
-        if question is not None:
+        refusal = self._refusal(calls)
+        if refusal is not None:
             self._asked = True
             self._refused = {_key(c) for c in calls}
-        return question
+        return refusal
 
     def kept(self, calls: Sequence[ToolCall]) -> list[ToolCall]:
         """Of the calls in the reply to a refusal, those to run: all of them when
@@ -61,13 +61,13 @@ class InventedCalls:
         refused, self._refused = self._refused or set(), None
         if not calls:
             return []
-        if {_key(c) for c in calls} <= refused or self._question(calls) is None:
+        if {_key(c) for c in calls} <= refused or self._refusal(calls) is None:
             return list(calls)
         return []
 
-    def _question(self, calls: Sequence[ToolCall]) -> dict[str, str] | None:
+    def _refusal(self, calls: Sequence[ToolCall]) -> dict[str, str] | None:
         prefix, messages = self._request
-        return question_for([(c.name, c.arguments) for c in calls], [*prefix, *messages])
+        return refusal_for([(c.name, c.arguments) for c in calls], [*prefix, *messages])
 
 
 def _key(call: ToolCall) -> tuple[str, str]:

@@ -33,12 +33,12 @@ _NUMBER_WORDS = {
 }
 _MIN_WORD = 3
 
-QUESTION = (
+REFUSAL = (
     "My request does not mention {values}, so it does not need {tool}. "
     "Answer my request in plain text, without JSON."
 )
 """The observation sent in place of an invented call's result."""
-_QUESTION_START = QUESTION.partition("{")[0]
+_REFUSAL_START = REFUSAL.partition("{")[0]
 
 
 class Shown:
@@ -91,7 +91,7 @@ def _scalars(value: Any) -> Iterator[str | float]:
             yield from _scalars(item)
 
 
-def question_for(
+def refusal_for(
     calls: Sequence[tuple[str, str]], messages: Sequence[Mapping[str, Any]]
 ) -> dict[str, str] | None:
     """The observation refusing the calls, ``(name, JSON arguments)``, when each has
@@ -109,7 +109,10 @@ def question_for(
         shown = shown or Shown(
             _texts(messages), map(without_tool_listing, _texts(messages, role="system"))
         )
-        values = invented_values(decoded, shown)
+        try:
+            values = invented_values(decoded, shown)
+        except RecursionError:
+            return None
         if not values:
             return None
         invented.append((name, values))
@@ -117,7 +120,7 @@ def question_for(
         return None
     name, values = invented[0]
     listed = ", ".join(repr(v) for v in values[:4])
-    return {"role": "user", "content": QUESTION.format(values=listed, tool=name)}
+    return {"role": "user", "content": REFUSAL.format(values=listed, tool=name)}
 
 
 def _texts(messages: Iterable[Mapping[str, Any]], role: str | None = None) -> Iterator[str]:
@@ -127,7 +130,7 @@ def _texts(messages: Iterable[Mapping[str, Any]], role: str | None = None) -> It
             continue
         content = message.get("content")
         if isinstance(content, str):
-            if not content.startswith(_QUESTION_START):
+            if not content.startswith(_REFUSAL_START):
                 yield content
         elif isinstance(content, list):
             yield from (
@@ -137,4 +140,4 @@ def _texts(messages: Iterable[Mapping[str, Any]], role: str | None = None) -> It
             )
 
 
-__all__ = ["QUESTION", "Shown", "invented_values", "question_for"]
+__all__ = ["REFUSAL", "Shown", "invented_values", "refusal_for"]
