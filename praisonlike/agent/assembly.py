@@ -121,7 +121,9 @@ def assemble_turn(
 
     features = model_features(primary.model, primary.features)
     registry = parts.tools.for_call(options.tools)
-    registry = parts.skills.with_load_skill(folders, registry, keep=options.tools is None)
+    registry = parts.skills.with_load_skill(
+        folders, registry, keep=options.tools is None, invoked=skill
+    )
     if skill is not None:
         registry = parts.skills.restrict(folders, skill, registry)
     tool_mode = ToolMode.NATIVE if features.native_tool_calls else ToolMode.REACT

@@ -33,6 +33,11 @@ if TYPE_CHECKING:
     from praisonlike.tools.python_tool import FunctionTool
 
 LOAD_SKILL_TOOL = "load_skill"
+ALREADY_LOADED = (
+    "The instructions of the {name} skill are already in my request, with its arguments "
+    "filled in: follow them there."
+)
+"""``load_skill``'s answer for the skill the user invoked in the same turn."""
 
 
 def skill_folders(value: Any) -> tuple[Path, ...] | None:
@@ -99,14 +104,21 @@ class AgentSkills:
         return render_skill(skill, arguments), skill.name, [event]
 
     def with_load_skill(
-        self, folders: tuple[Path, ...] | None, registry: ToolRegistry, *, keep: bool
+        self,
+        folders: tuple[Path, ...] | None,
+        registry: ToolRegistry,
+        *,
+        keep: bool,
+        invoked: str | None = None,
     ) -> ToolRegistry:
         """``registry`` plus ``load_skill`` when a skill is model-invocable; ``keep``
-        (the agent's own tools) reuses the combination for the next turns."""
+        (the agent's own tools) reuses the combination for the next turns. In a
+        turn the user opened with the skill ``invoked``, ``load_skill`` answers for
+        that skill that its instructions are already in the request."""
         if not folders or not self.of(folders).model_invocable() or LOAD_SKILL_TOOL in registry:
             return registry
-        if not keep:
-            return registry.with_tools([self._load_skill_tool(folders)])
+        if not keep or invoked is not None:
+            return registry.with_tools([self._load_skill_tool(folders, invoked)])
         cached = self._combined
         if cached is not None and cached[0] is registry:
             return cached[1]
@@ -114,7 +126,12 @@ class AgentSkills:
         self._combined = (registry, combined)
         return combined
 
-    def _load_skill_tool(self, folders: tuple[Path, ...]) -> FunctionTool:
+    def _load_skill_tool(
+        self, folders: tuple[Path, ...], invoked: str | None = None
+    ) -> FunctionTool:
+        """``load_skill``; asked for the skill the user ``invoked`` in this turn, it
+        says the instructions are already in the request (its body would come
+        back with the argument placeholders unfilled)."""
         from praisonlike.tools.python_tool import function_tool
 
         skills = self.of(folders)
@@ -125,6 +142,8 @@ class AgentSkills:
             Args:
                 name: The skill's name, as listed in the system prompt.
             """
+            if name == invoked:
+                return ALREADY_LOADED.format(name=name)
             return skills.load_skill_body(name)
 
         return function_tool(load_skill, name=LOAD_SKILL_TOOL)
