@@ -32,6 +32,7 @@ from praisonlike.agent.guardrails import output_guardrail_check, preset_answer
 from praisonlike.agent.memory import summary_prompt
 from praisonlike.agent.prompt import full_prompt, prefix_messages
 from praisonlike.agent.reflection import reflection_check
+from praisonlike.agent.skills import LOAD_SKILL_TOOL
 from praisonlike.agent.structured_output import answer_policy
 from praisonlike.agent.turn import check_prompt
 from praisonlike.errors import UnsupportedInputError
@@ -121,9 +122,7 @@ def assemble_turn(
 
     features = model_features(primary.model, primary.features)
     registry = parts.tools.for_call(options.tools)
-    registry = parts.skills.with_load_skill(
-        folders, registry, keep=options.tools is None, invoked=skill
-    )
+    registry = parts.skills.with_load_skill(folders, registry, keep=options.tools is None)
     if skill is not None:
         registry = parts.skills.restrict(folders, skill, registry)
     tool_mode = ToolMode.NATIVE if features.native_tool_calls else ToolMode.REACT
@@ -140,7 +139,8 @@ def assemble_turn(
     ]
     memory = summary_prompt(spec.memory_config, conversation.summary)
     per_turn = "\n\n".join(p for p in (memory, answer.instruction) if p)
-    stable = parts.prompts.stable(spec, parts.skills.catalogue(folders), tool_mode, schemas)
+    catalogue = parts.skills.catalogue(folders) if LOAD_SKILL_TOOL in registry else ""
+    stable = parts.prompts.stable(spec, catalogue, tool_mode, schemas)
     prefix = prefix_messages(
         spec.use_system_prompt, full_prompt(stable, per_turn), conversation.history_for_turn()
     )

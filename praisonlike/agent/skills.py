@@ -33,11 +33,6 @@ if TYPE_CHECKING:
     from praisonlike.tools.python_tool import FunctionTool
 
 LOAD_SKILL_TOOL = "load_skill"
-ALREADY_LOADED = (
-    "The instructions of the {name} skill are already in my request, with its arguments "
-    "filled in: follow them there."
-)
-"""``load_skill``'s answer for the skill the user invoked in the same turn."""
 
 
 def skill_folders(value: Any) -> tuple[Path, ...] | None:
@@ -104,21 +99,14 @@ class AgentSkills:
         return render_skill(skill, arguments), skill.name, [event]
 
     def with_load_skill(
-        self,
-        folders: tuple[Path, ...] | None,
-        registry: ToolRegistry,
-        *,
-        keep: bool,
-        invoked: str | None = None,
+        self, folders: tuple[Path, ...] | None, registry: ToolRegistry, *, keep: bool
     ) -> ToolRegistry:
         """``registry`` plus ``load_skill`` when a skill is model-invocable; ``keep``
-        (the agent's own tools) reuses the combination for the next turns. In a
-        turn the user opened with the skill ``invoked``, ``load_skill`` answers for
-        that skill that its instructions are already in the request."""
+        (the agent's own tools) reuses the combination for the next turns."""
         if not folders or not self.of(folders).model_invocable() or LOAD_SKILL_TOOL in registry:
             return registry
-        if not keep or invoked is not None:
-            return registry.with_tools([self._load_skill_tool(folders, invoked)])
+        if not keep:
+            return registry.with_tools([self._load_skill_tool(folders)])
         cached = self._combined
         if cached is not None and cached[0] is registry:
             return cached[1]
@@ -126,12 +114,7 @@ class AgentSkills:
         self._combined = (registry, combined)
         return combined
 
-    def _load_skill_tool(
-        self, folders: tuple[Path, ...], invoked: str | None = None
-    ) -> FunctionTool:
-        """``load_skill``; asked for the skill the user ``invoked`` in this turn, it
-        says the instructions are already in the request (its body would come
-        back with the argument placeholders unfilled)."""
+    def _load_skill_tool(self, folders: tuple[Path, ...]) -> FunctionTool:
         from praisonlike.tools.python_tool import function_tool
 
         skills = self.of(folders)
@@ -142,8 +125,6 @@ class AgentSkills:
             Args:
                 name: The skill's name, as listed in the system prompt.
             """
-            if name == invoked:
-                return ALREADY_LOADED.format(name=name)
             return skills.load_skill_body(name)
 
         return function_tool(load_skill, name=LOAD_SKILL_TOOL)
@@ -151,8 +132,9 @@ class AgentSkills:
     def restrict(
         self, folders: tuple[Path, ...] | None, skill_name: str, registry: ToolRegistry
     ) -> ToolRegistry:
-        """The tools of ``registry`` the invoked skill ``skill_name`` allows (all of
-        them when it sets no ``allowed-tools``).
+        """The tools of ``registry`` the invoked skill ``skill_name`` allows: those
+        its ``allowed-tools`` lists, else all of them but ``load_skill`` (the
+        skill's instructions are the turn's prompt already).
 
         Raises :class:`SkillError` when its ``allowed-tools`` names a tool
         ``registry`` lacks: the message names the file, each unknown name with
@@ -160,7 +142,7 @@ class AgentSkills:
         """
         skill = self.of(folders).get(skill_name)
         if skill is None or skill.allowed_tools is None:
-            return registry
+            return registry.subset(name for name in registry.names if name != LOAD_SKILL_TOOL)
         _check_allowed_tools(skill, skill.allowed_tools, registry)
         return registry.subset(skill.allowed_tools)
 

@@ -98,33 +98,26 @@ def test_model_loads_a_skill_with_the_builtin_tool(
     assert tool_message["content"] == "Always answer in 5-7-5 syllables."
 
 
-def test_the_skill_the_user_invoked_is_not_loaded_again_by_the_model(
+def test_a_turn_opened_with_a_skill_offers_no_load_skill_nor_the_catalogue(
     server: LocalLLMServer, llm: dict[str, Any], tmp_path: Path
 ) -> None:
-    """Its body would come back with the placeholders unfilled; other skills load."""
+    """The skill's instructions are the prompt: the local model, offered
+    ``load_skill``, loaded the skill it had been given (its placeholders unfilled)."""
     write_skill(tmp_path, "notes", "Write notes for version $0.")
     write_skill(tmp_path, "haiku", "Always answer in 5-7-5 syllables.")
-    server.extend(
-        [
-            ToolCalls([Call("load_skill", {"name": "notes"}, id="n")]),
-            ToolCalls([Call("load_skill", {"name": "haiku"}, id="h")]),
-            Text("Version 2.0, in haiku."),
-        ]
-    )
-    agent = Agent(instructions="x", llm=llm, skills=[tmp_path])
-    assert agent.chat("/notes 2.0") == "Version 2.0, in haiku."
-    results = [m["content"] for m in server.requests[2].messages if m["role"] == "tool"]
-    assert results == [
-        "The instructions of the notes skill are already in my request, with its "
-        "arguments filled in: follow them there.",
-        "Always answer in 5-7-5 syllables.",
-    ]
-    server.extend([ToolCalls([Call("load_skill", {"name": "notes"})]), Text("ok")])
+    write_skill(tmp_path, "chain", "Load haiku, then answer.", **{"allowed-tools": "[load_skill]"})
+    server.extend([Text("Notes for 2.0."), Text("plain"), Text("chained")])
+    agent = Agent(instructions="x", llm=llm, tools=[git_log], skills=[tmp_path])
+
+    assert agent.chat("/notes 2.0") == "Notes for 2.0."
     agent.chat("plain turn")
-    loaded = [m["content"] for m in server.requests[4].messages if m["role"] == "tool"]
-    assert loaded[-1] == "Write notes for version $0."
-    offered = [[t["function"] for t in r.tools] for r in server.requests]
-    assert offered[0] == offered[3]  # the same tool list: the prompt cache still holds
+    agent.chat("/chain")
+
+    offered = [[t["function"]["name"] for t in r.tools] for r in server.requests]
+    assert offered == [["git_log"], ["git_log", "load_skill"], ["load_skill"]]
+    systems = [str(r.messages[0]["content"]) for r in server.requests]
+    assert ["## Skills" in system for system in systems] == [False, True, True]
+    assert server.requests[0].messages[-1]["content"] == "Write notes for version 2.0."
 
 
 def test_per_call_tools_are_not_kept_alive_by_the_skill_tool(
