@@ -32,7 +32,6 @@ from praisonlike.agent.guardrails import output_guardrail_check, preset_answer
 from praisonlike.agent.memory import summary_prompt
 from praisonlike.agent.prompt import full_prompt, prefix_messages
 from praisonlike.agent.reflection import reflection_check
-from praisonlike.agent.skills import LOAD_SKILL_TOOL
 from praisonlike.agent.structured_output import answer_policy
 from praisonlike.agent.turn import check_prompt
 from praisonlike.errors import UnsupportedInputError
@@ -139,8 +138,9 @@ def assemble_turn(
     ]
     memory = summary_prompt(spec.memory_config, conversation.summary)
     per_turn = "\n\n".join(p for p in (memory, answer.instruction) if p)
-    catalogue = parts.skills.catalogue(folders) if LOAD_SKILL_TOOL in registry else ""
-    stable = parts.prompts.stable(spec, catalogue, tool_mode, schemas)
+    stable = parts.prompts.stable(
+        spec, parts.skills.catalogue(folders, registry), tool_mode, schemas
+    )
     prefix = prefix_messages(
         spec.use_system_prompt, full_prompt(stable, per_turn), conversation.history_for_turn()
     )

@@ -77,9 +77,14 @@ class AgentSkills:
             self._discovered = (folders, found)
         return self._discovered[1]
 
-    def catalogue(self, folders: tuple[Path, ...] | None) -> str:
-        """The system-prompt list of model-invocable skills ("" without skills)."""
-        return self.of(folders).catalogue() if folders else ""
+    def catalogue(
+        self, folders: tuple[Path, ...] | None, registry: ToolRegistry | None = None
+    ) -> str:
+        """The system-prompt list of model-invocable skills: "" without skills, or
+        when ``registry`` (a turn's tools) has no ``load_skill`` to load them with."""
+        if not folders or (registry is not None and LOAD_SKILL_TOOL not in registry):
+            return ""
+        return self.of(folders).catalogue()
 
     def expand(
         self, folders: tuple[Path, ...] | None, prompt: str, run_id: str

@@ -3,6 +3,7 @@
 :class:`RoundBase` is the root of the tool loop's step machine
 (:class:`~praisonlike.loop.round_context.ContextRounds` ->
 :class:`~praisonlike.loop.model_round.ModelRounds` ->
+:class:`~praisonlike.loop.tool_rounds.ToolRounds` ->
 :class:`~praisonlike.loop.tool_loop.ToolLoop`): the turn's spec, the model in
 use, running the hooks of an event, recording a reply (accounting, the
 ``llm_response`` event, the ``AFTER_LLM`` hook, the budget check), and the

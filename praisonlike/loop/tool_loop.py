@@ -3,8 +3,9 @@
 ``ToolLoop.steps()`` is a generator: it yields events and commands
 (:mod:`praisonlike.loop.commands`) and is sent each command's outcome by a
 driver (:mod:`praisonlike.loop.drivers`). It owns every decision of a turn:
-model rounds (see :mod:`praisonlike.loop.model_round`), native or ReAct tool
-calls, the ``max_iterations`` ending, answer checks (structured output,
+model rounds (see :mod:`praisonlike.loop.model_round`), when a round's native or
+ReAct tool calls run (running them: :mod:`praisonlike.loop.tool_rounds`), the
+``max_iterations`` ending, answer checks (structured output,
 guardrails, reflection), the turn hooks, and the result. A ReAct reply that
 tries to call an offered tool and fails (a schema echo, unreadable arguments,
 broken JSON) is answered with a correction and counts as a tool round; after
@@ -17,10 +18,9 @@ turn as ``TerminationReason.LENGTH``. It returns a :class:`TurnOutcome`.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from praisonlike.errors import PraisonlikeError, RunCancelled, RunTimeout
 from praisonlike.events import (
@@ -28,16 +28,13 @@ from praisonlike.events import (
     ErrorEvent,
     RunFinished,
     TextDelta,
-    ToolCallEvent,
-    ToolResultEvent,
 )
 from praisonlike.hooks import HookPoint
 from praisonlike.loop.answer_checks import Accept, Revise, run_check
-from praisonlike.loop.commands import ModelReply, RunTools, ToolCall, ToolOutcome
+from praisonlike.loop.commands import ModelReply
 from praisonlike.loop.invented_calls import InventedCalls
-from praisonlike.loop.model_round import HookAnswered, ModelRounds, Stop
-from praisonlike.loop.repeated_calls import RepeatedCalls
-from praisonlike.loop.stop import deadline_error, stop_error
+from praisonlike.loop.model_round import HookAnswered, Stop
+from praisonlike.loop.tool_rounds import ToolRounds
 from praisonlike.loop.turn_spec import TurnOutcome
 from praisonlike.react.call_faults import (
     MAX_CALL_CORRECTIONS,
@@ -45,17 +42,7 @@ from praisonlike.react.call_faults import (
     correction_message,
     find_call_fault,
 )
-from praisonlike.react.parse import (
-    is_whole_answer_a_call,
-    may_be_whole_call,
-    parse_text_tool_calls,
-    unoffered_calls,
-)
-from praisonlike.react.prompt import observation_message
-from praisonlike.result import RunResult, TerminationReason, ToolCallRecord, ToolMode
-
-if TYPE_CHECKING:
-    from praisonlike.loop.run import Run
+from praisonlike.result import RunResult, TerminationReason, ToolMode
 
 FINAL_ANSWER_PROMPT = (
     "You have used the maximum number of tool calls for this request. Do not call any "
@@ -64,20 +51,8 @@ FINAL_ANSWER_PROMPT = (
 NO_ANSWER_TEXT = "(The model gave no answer after reaching the tool-call limit.)"
 
 
-class ToolLoop(ModelRounds):
+class ToolLoop(ToolRounds):
     """One turn's step machine. Create one per turn; iterate ``steps()`` once."""
-
-    def __init__(self, run: Run) -> None:
-        super().__init__(run)
-        if run.tools is None:
-            raise ValueError("a turn's Run needs its tools (a TurnTools, even without tools)")
-        self._tools = run.tools
-        spec = run.spec
-        self._messages = spec.new_messages
-        self._offered = frozenset(t["function"]["name"] for t in spec.tools if "function" in t)
-        self._tool_records: list[ToolCallRecord] = []
-        self._repeated_calls = RepeatedCalls()
-        self._iteration = 0
 
     def steps(self) -> Generator[Any, Any, TurnOutcome]:
         """The turn, round after round, until an answer, the iteration limit or an error.
@@ -105,13 +80,14 @@ class ToolLoop(ModelRounds):
             while True:
                 self._iteration += 1
                 out_of_rounds = not tools_ended and tool_rounds >= self.spec.max_iterations
-                refused = invented.pending
-                final_round = out_of_rounds or tools_ended or refused
+                final_round = out_of_rounds or tools_ended
+                refused = invented.pending  # the model answers a refusal: no tools offered
+                text_only = final_round or refused
                 if out_of_rounds:
                     self._messages.append({"role": "user", "content": FINAL_ANSWER_PROMPT})
                 try:
                     reply = yield from self._model_round(
-                        self._iteration, tools_enabled=not final_round
+                        self._iteration, tools_enabled=not text_only
                     )
                 except HookAnswered as answered:
                     self._messages.append({"role": "assistant", "content": answered.output})
@@ -120,8 +96,7 @@ class ToolLoop(ModelRounds):
                             answered.output, TerminationReason.COMPLETED
                         )
                     )
-                resumed = refused and not (out_of_rounds or tools_ended)
-                calls = self._tool_calls_of(reply) if resumed or not final_round else []
+                calls = [] if final_round else self._tool_calls_of(reply)
                 if refused:
                     calls = invented.kept(calls)
                 elif refusal := invented.refuse(calls):
@@ -134,7 +109,7 @@ class ToolLoop(ModelRounds):
                     tool_rounds += 1
                     tools_ended = yield from self._tool_round(reply, calls)
                     continue
-                fault = None if final_round else self._call_fault(reply)
+                fault = None if text_only else self._call_fault(reply)
                 if fault is not None:
                     corrections += 1
                     tool_rounds += 1
@@ -147,7 +122,7 @@ class ToolLoop(ModelRounds):
                     )
                     continue
                 answer = reply.content
-                if final_round:
+                if text_only:
                     attempt = self._tool_calls_of(reply) or self._call_fault(reply)
                     answer = NO_ANSWER_TEXT if attempt or not answer.strip() else answer.strip()
                 self._messages.append({"role": "assistant", "content": answer})
@@ -202,133 +177,6 @@ class ToolLoop(ModelRounds):
         return (
             yield from self._model_round(
                 self._iteration, request=messages, purpose=purpose, model=model
-            )
-        )
-
-    # -- tools ------------------------------------------------------------------------
-
-    def _tool_calls_of(self, reply: ModelReply) -> list[ToolCall]:
-        if self.spec.tool_mode is ToolMode.REACT:
-            found = parse_text_tool_calls(reply.content, self._offered) or unoffered_calls(
-                reply.content, self._offered
-            )
-        elif reply.tool_calls:
-            return list(reply.tool_calls)
-        elif self._offered and may_be_whole_call(reply.content):
-            found = is_whole_answer_a_call(reply.content, self._offered) or unoffered_calls(
-                reply.content, self._offered
-            )
-        else:
-            found = []
-        return [
-            ToolCall(
-                id=f"call_{self.spec.run_id[:8]}_{self._iteration}_{n}",
-                name=call.name,
-                arguments=json.dumps(call.arguments, ensure_ascii=False),
-            )
-            for n, call in enumerate(found)
-        ]
-
-    def _tool_round(self, reply: ModelReply, calls: list[ToolCall]) -> Generator[Any, Any, bool]:
-        """Run the round's calls; True when one of them has now failed or repeated
-        itself too often (:mod:`praisonlike.loop.repeated_calls`): its result then
-        says to stop calling, and the turn's tools end."""
-        react = self.spec.tool_mode is ToolMode.REACT
-        if react:
-            self._messages.append({"role": "assistant", "content": reply.content})
-        else:
-            self._messages.append(
-                {
-                    "role": "assistant",
-                    "content": reply.content if reply.tool_calls else "",
-                    "tool_calls": [
-                        {
-                            "id": c.id,
-                            "type": "function",
-                            "function": {"name": c.name, "arguments": c.arguments},
-                        }
-                        for c in calls
-                    ],
-                }
-            )
-        if self._emits:
-            for call in calls:
-                yield ToolCallEvent(
-                    run_id=self.spec.run_id,
-                    iteration=self._iteration,
-                    call_id=call.id,
-                    name=call.name,
-                    arguments=_decoded(call.arguments),
-                )
-        outcomes = yield from self._run_tools(calls)
-        stuck = False
-        for outcome in outcomes:
-            if isinstance(outcome, RunCancelled):
-                raise Stop(TerminationReason.CANCELLED, outcome)
-            if isinstance(outcome, RunTimeout):
-                raise Stop(TerminationReason.TIMEOUT, deadline_error())
-            if isinstance(outcome, BaseException):
-                raise outcome
-            stop = self._repeated_calls.record(outcome)
-            self._record_tool(outcome, react, stop=stop)
-            stuck = stuck or stop is not None
-            if self._emits:
-                yield ToolResultEvent(
-                    run_id=self.spec.run_id,
-                    iteration=self._iteration,
-                    call_id=outcome.call.id,
-                    name=outcome.call.name,
-                    result=outcome.result,
-                    is_error=outcome.is_error,
-                    latency=outcome.latency,
-                )
-        self._check_stop()
-        return stuck
-
-    def _run_tools(self, calls: list[ToolCall]) -> Generator[Any, Any, list[Any]]:
-        """Each call's pipeline: all at once when every tool is parallel-safe, else in
-        order, stopping before the next call once the run is cancelled or past its deadline."""
-        deadline = self.spec.deadline
-        if len(calls) > 1 and self._tools.parallel_safe(calls):
-            pipelines = tuple(self._tools.steps(call, deadline=deadline) for call in calls)
-            outcomes: list[Any] = yield RunTools(pipelines=pipelines, iteration=self._iteration)
-            return outcomes
-        outcomes = []
-        for call in calls:
-            stop = stop_error(self.spec.cancel, deadline)
-            if stop is not None:
-                outcomes.append(stop)
-                break
-            try:
-                outcome = yield from self._tools.steps(call, deadline=deadline)
-            except (RunCancelled, RunTimeout) as stopped:  # stopped waiting for user code
-                outcomes.append(stopped)
-                break
-            outcomes.append(outcome)
-            if isinstance(outcome, RunCancelled):
-                break
-        return outcomes
-
-    def _record_tool(self, outcome: ToolOutcome, react: bool, *, stop: str | None) -> None:
-        """Add the call's result to the messages, ending with ``stop`` when given."""
-        call = outcome.call
-        if react:
-            self._messages.append(
-                observation_message(
-                    call.name, outcome.result, is_error=outcome.is_error, nudge=stop
-                )
-            )
-        else:
-            content = outcome.result if stop is None else f"{outcome.result}\n{stop}"
-            self._messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
-        self._tool_records.append(
-            ToolCallRecord(
-                id=call.id,
-                name=call.name,
-                arguments=outcome.arguments,
-                result=outcome.result,
-                is_error=outcome.is_error,
-                latency=outcome.latency,
             )
         )
 
@@ -395,11 +243,3 @@ class ToolLoop(ModelRounds):
         if self._emits:
             yield RunFinished(run_id=self.spec.run_id, termination_reason=reason, result=result)
         return TurnOutcome(result=result, new_messages=self._messages, error=error)
-
-
-def _decoded(arguments: str) -> dict[str, Any] | str:
-    try:
-        value = json.loads(arguments) if arguments else {}
-    except (ValueError, RecursionError):
-        return arguments
-    return value if isinstance(value, dict) else arguments

@@ -25,13 +25,14 @@ for a 400-word story, 7 distinct sentences of 28 and cut at 512 tokens without i
 11 of 11, finished at 428 tokens, with it."""
 
 
-def for_text_reply(llm: LLMConfig, params: Mapping[str, Any]) -> dict[str, Any]:
-    """``params`` of a call to ``llm`` whose reply can only be text: with
+def for_text_reply(llm: LLMConfig, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` of a call to ``llm`` whose reply can only be text: a copy with
     :data:`TEXT_SAMPLING` in the request body (``extra_body``; keys already in
     ``params`` or ``llm.extra`` win) when ``llm`` runs on a llama.cpp server
-    praisonlike started (the ``local_server`` model feature); unchanged otherwise."""
+    praisonlike started (the ``local_server`` model feature); ``params`` itself,
+    not copied, otherwise."""
     if not model_features(llm.model, llm.features).local_server:
-        return dict(params)
+        return params
     return {**params, "extra_body": {**TEXT_SAMPLING, **llm.extra_body(params)}}
 
 
